@@ -1,0 +1,22 @@
+"""kg: research-paper abstracts in, a knowledge graph out.
+
+The pipeline, one sub-package per stage::
+
+    corpus/   read listings and JSON Lines        -> Paper records
+    link/     merge duplicates, mint stable IRIs  -> LinkedPaper records
+    extract/  spaCy: concepts, claims, evidence   -> Extraction records
+    graph/    records -> RDF, the Oxigraph store
+    query/    SPARQL with bound parameters, the named query library
+    export/   Turtle, N-Triples, JSON-LD
+
+``kg.pipeline.build`` runs the stages; ``kg.cli`` is the command line over it.
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("kg")
+except PackageNotFoundError:  # running from a source tree that was not installed
+    __version__ = "0.0.0+unknown"
+
+__all__ = ["__version__"]

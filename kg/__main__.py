@@ -1,0 +1,5 @@
+import sys
+
+from kg.cli import main
+
+sys.exit(main())

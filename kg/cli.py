@@ -1,0 +1,176 @@
+"""The ``kg`` command: a thin layer that parses options, calls the library and
+maps errors to exit codes.
+
+Exit codes: 0 success; 1 findings (reserved for checks such as validation);
+2 bad input or usage (one line on stderr); 3 an unexpected internal error.
+``--debug`` shows the traceback instead of the one-line message.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from kg import __version__
+from kg.errors import KgError
+
+EXIT_INTERNAL = 3
+DEFAULT_CORPUS = Path("corpus")
+_STORE_OPTION = click.option(
+    "--store",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Graph store folder (default: .kg/store under the current directory).",
+)
+
+
+def _store_path(store: Path | None) -> Path:
+    from kg.graph import DEFAULT_STORE
+
+    return store or DEFAULT_STORE
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kg")
+@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """Turn research-paper abstracts into a knowledge graph you can query and export.
+
+    Typical use: `kg build` (reads corpus/), then `kg query ...` and `kg export`.
+    """
+    ctx.obj = {"debug": debug}
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@_STORE_OPTION
+@click.option(
+    "--format",
+    "corpus_format",
+    type=click.Choice(["auto", "conference", "daily", "jsonl"]),
+    default="auto",
+    show_default=True,
+    help="Force one reader for every input instead of detecting it per file.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
+def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, quiet: bool) -> None:
+    """Read PATHS (files or folders; default: corpus/) and build the graph store.
+
+    The store then holds exactly the graph of PATHS: building again with other
+    inputs replaces it, and a failed build leaves the previous store as it was.
+    """
+    from tqdm import tqdm
+
+    from kg.graph import open_store
+    from kg.pipeline import build as run_build
+
+    store = _store_path(store)
+
+    def progress(papers):
+        return tqdm(papers, desc="reading papers", unit=" papers", file=sys.stderr, disable=True if quiet else None)
+
+    report = run_build(
+        paths or [DEFAULT_CORPUS],
+        store=store,
+        format=None if corpus_format == "auto" else corpus_format,
+        progress=progress,
+    )
+    if not quiet:
+        triples = len(open_store(store))
+        click.echo(
+            f"Built {store}: {report.papers} papers ({report.records} records from {report.files} files, "
+            f"{report.duplicates} duplicates merged), {report.authors} authors, {triples} triples."
+        )
+
+
+@cli.command()
+@click.argument("sparql", required=False)
+@click.option("-f", "--file", "query_file", help="Read the query from a .rq file, or name a library query.")
+@click.option("--param", "-p", "params", multiple=True, metavar="NAME=VALUE", help="Bind ?NAME to VALUE (repeatable); <...> makes an IRI.")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "tsv", "json"]), default="table", show_default=True)
+@click.option("--list", "list_library", is_flag=True, help="List the named queries of the library and exit.")
+@_STORE_OPTION
+def query(sparql: str | None, query_file: str | None, params: tuple[str, ...], fmt: str, list_library: bool, store: Path | None) -> None:
+    """Run a SPARQL query (SELECT, ASK, CONSTRUCT or DESCRIBE) against the store.
+
+    Standard prefixes (kg, dcterms, foaf, skos, prov, rdf, rdfs, owl, xsd,
+    paper, person, topic ...) are predeclared. Values given with --param are
+    bound as RDF terms, never pasted into the query text.
+    """
+    from kg.graph import open_store
+    from kg.query import find_query, format_result, list_queries, run_query
+
+    if list_library:
+        rows = [f"{q.name}: {q.question}" + "".join(f"\n    --param {n}=...  {d}" for n, d in q.params.items()) for q in list_queries()]
+        click.echo("\n".join(rows))
+        return
+    if (sparql is None) == (query_file is None):
+        raise click.UsageError("give a query as an argument or with -f FILE, not both")
+    bindings = dict(_split_param(p) for p in params)
+    if query_file:
+        named = find_query(query_file)
+        sparql = named.sparql
+        missing = [name for name in named.params if name not in bindings]
+        if missing:
+            raise click.UsageError(f"query {named.name!r} needs " + " ".join(f"--param {m}=VALUE" for m in missing))
+    result = run_query(open_store(_store_path(store)), sparql, bindings)
+    click.echo(format_result(result, fmt), nl=False)
+
+
+def _split_param(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip().lstrip("?"):
+        raise click.UsageError(f"--param {text!r}: expected NAME=VALUE")
+    return name.strip().lstrip("?"), value
+
+
+@cli.command()
+@click.option("--format", "fmt", type=click.Choice(["ttl", "nt", "jsonld"]), default="ttl", show_default=True)
+@click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="Output file (default: exports/kg.FORMAT).")
+@_STORE_OPTION
+def export(fmt: str, out: Path | None, store: Path | None) -> None:
+    """Write the whole graph as Turtle, N-Triples or JSON-LD (sorted, deterministic)."""
+    from kg.export import export_graph
+    from kg.export.serialize import DEFAULT_EXPORT
+    from kg.graph import open_store
+
+    out = out or DEFAULT_EXPORT.with_suffix(f".{fmt}")
+    count = export_graph(open_store(_store_path(store)), out, fmt)
+    click.echo(f"Wrote {count} triples to {out}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the CLI, turning expected errors into one line and an exit code."""
+    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    try:
+        code = cli.main(args=argv, prog_name="kg", standalone_mode=False)
+    except KgError as exc:
+        if debug:
+            raise
+        click.echo(f"kg: error: {exc}", err=True)
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("kg: aborted", err=True)
+        return 130
+    except click.UsageError as exc:
+        command = exc.ctx.command_path if exc.ctx else "kg"
+        click.echo(f"kg: error: {exc.format_message()} (see `{command} --help`)", err=True)
+        return exc.exit_code
+    except click.ClickException as exc:
+        click.echo(f"kg: error: {exc.format_message()}", err=True)
+        return exc.exit_code
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except Exception as exc:  # noqa: BLE001 - the last line of defence for users
+        if debug:
+            raise
+        click.echo(f"kg: internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)", err=True)
+        return EXIT_INTERNAL
+    return code if isinstance(code, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""Turn linked papers and extractions into RDF quads (default graph).
+
+No wall-clock time or machine-specific path goes into the graph, so the same
+inputs always give the same triples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+
+from pyoxigraph import Literal, NamedNode, Quad
+
+from kg.link.identity import (
+    authorship_iri,
+    component_iri,
+    concept_iri,
+    mention_iri,
+    record_iri,
+    source_iri,
+    topic_iri,
+    venue_iri,
+)
+from kg.records import CONCEPT_TYPES, Extraction, LinkedPaper, Mention
+from kg.vocab import BIBO, DCTERMS, FOAF, KG, PROV, RDF, RDFS, SKOS, XSD
+
+__all__ = ["paper_quads", "extraction_quads"]
+
+
+def _int(value: int) -> Literal:
+    return Literal(str(value), datatype=XSD.integer)
+
+
+def _decimal(value: float) -> Literal:
+    # A fixed number of digits keeps the lexical form, and so the export, stable.
+    return Literal(str(Decimal(f"{value:.4f}")), datatype=XSD.decimal)
+
+
+def _topic_quads(label: str, broader: str | None = None) -> Iterator[tuple]:
+    topic = topic_iri(label)
+    yield topic, RDF.type, KG.Topic
+    yield topic, SKOS.prefLabel, Literal(label)
+    if broader:
+        yield topic, SKOS.broader, topic_iri(broader)
+
+
+def _paper_triples(linked: LinkedPaper) -> Iterator[tuple]:
+    paper = linked.paper
+    node = NamedNode(linked.iri)
+    yield node, RDF.type, KG.Paper
+    yield node, DCTERMS.abstract, Literal(paper.abstract)
+    yield node, RDFS.label, Literal(paper.display_label)
+    if paper.title is not None:
+        yield node, DCTERMS.title, Literal(paper.title)
+    else:
+        yield node, KG.derivedLabel, Literal(paper.display_label)
+    if paper.doi:
+        yield node, BIBO.doi, Literal(paper.doi)
+    if paper.url:
+        yield node, FOAF.page, NamedNode(paper.url) if paper.url.startswith(("http://", "https://")) else Literal(paper.url)
+    if paper.source_id:
+        yield node, DCTERMS.identifier, Literal(paper.source_id)
+    if paper.year is not None:
+        yield node, DCTERMS.issued, Literal(str(paper.year), datatype=XSD.gYear)
+    if paper.award:
+        yield node, KG.award, Literal(paper.award)
+    if paper.venue:
+        venue = venue_iri(paper.venue)
+        yield node, DCTERMS.isPartOf, venue
+        yield venue, RDF.type, KG.Venue
+        yield venue, RDFS.label, Literal(paper.venue)
+    if paper.area:
+        yield from _topic_quads(paper.area)
+    for category in paper.categories:
+        yield node, DCTERMS.subject, topic_iri(category)
+        yield from _topic_quads(category, broader=paper.area)
+    if paper.area and not paper.categories:
+        yield node, DCTERMS.subject, topic_iri(paper.area)
+
+    for position, author in enumerate(linked.authors, start=1):
+        person = NamedNode(author.iri)
+        authorship = authorship_iri(linked.iri, position)
+        yield node, DCTERMS.creator, person
+        yield node, KG.hasAuthorship, authorship
+        yield authorship, RDF.type, KG.Authorship
+        yield authorship, KG.author, person
+        yield authorship, KG.authorPosition, _int(position)
+        yield person, RDF.type, FOAF.Person
+        yield person, FOAF.name, Literal(author.name)
+
+    for source in linked.sources:
+        file_node, record = source_iri(source), record_iri(source)
+        yield node, PROV.wasDerivedFrom, file_node
+        yield node, PROV.qualifiedDerivation, record
+        yield record, RDF.type, KG.SourceRecord
+        yield record, PROV.entity, file_node
+        yield record, KG.line, _int(source.line)
+        yield record, KG.recordIndex, _int(source.index)
+        yield file_node, RDF.type, KG.SourceFile
+        yield file_node, KG.fileName, Literal(source.file_name)
+        yield file_node, KG.sha256, Literal(source.sha256)
+        yield file_node, KG.readerFormat, Literal(source.format)
+
+
+def paper_quads(linked: LinkedPaper) -> Iterator[Quad]:
+    """The bibliographic triples of one paper (shared nodes such as authors and
+    topics repeat across papers; the store keeps each triple once)."""
+    for s, p, o in _paper_triples(linked):
+        yield Quad(s, p, o)
+
+
+def _mention_triples(paper: NamedNode, mention: Mention, abstract: str) -> Iterator[tuple]:
+    if mention.concept_type not in CONCEPT_TYPES:
+        raise ValueError(f"unknown concept type {mention.concept_type!r}")
+    concept = concept_iri(mention.concept_type, mention.label or mention.text)
+    node = mention_iri(paper.value, mention.start, mention.end, mention.concept_type)
+    component = component_iri(mention.component)
+    yield paper, KG.mentions, concept
+    yield paper, KG.hasMention, node
+    yield concept, RDF.type, KG[mention.concept_type]
+    yield concept, SKOS.prefLabel, Literal(mention.label or mention.text)
+    yield node, RDF.type, KG.Mention
+    yield node, KG.mentionOf, concept
+    yield node, KG.inPaper, paper
+    yield node, RDFS.label, Literal(mention.text)
+    yield node, KG.startOffset, _int(mention.start)
+    yield node, KG.endOffset, _int(mention.end)
+    yield node, KG.sentenceStart, _int(mention.sentence_start)
+    yield node, KG.sentenceEnd, _int(mention.sentence_end)
+    yield node, KG.sentence, Literal(abstract[mention.sentence_start : mention.sentence_end])
+    yield node, KG.confidence, _decimal(mention.confidence)
+    yield node, PROV.wasDerivedFrom, paper
+    yield node, PROV.wasAttributedTo, component
+    yield component, RDF.type, PROV.SoftwareAgent
+    yield component, RDFS.label, Literal(mention.component)
+
+
+def extraction_quads(extraction: Extraction, abstract: str) -> Iterator[Quad]:
+    """The evidence-backed triples of what an extractor found in one paper."""
+    paper = NamedNode(extraction.paper_iri)
+    for mention in extraction.mentions:
+        if abstract[mention.start : mention.end] != mention.text:
+            raise ValueError(f"mention {mention.text!r} does not match the abstract at {mention.start}-{mention.end}")
+        for s, p, o in _mention_triples(paper, mention, abstract):
+            yield Quad(s, p, o)

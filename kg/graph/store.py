@@ -1,0 +1,93 @@
+"""The persistent graph store: an Oxigraph (RocksDB) folder, the same on-disk
+format the ``oxigraph`` server opens, so a built store can be served as it is.
+
+Writes never touch the live store: a build fills a new folder beside it and
+swaps it in with renames once it is complete, under an exclusive lock, so a
+failed or interrupted build leaves the previous graph exactly as it was.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pyoxigraph import Quad, Store
+
+from kg.errors import StoreError
+
+__all__ = ["DEFAULT_STORE", "open_store", "write_store", "store_lock"]
+
+#: Where ``kg build`` puts the store when no ``--store`` is given.
+DEFAULT_STORE = Path(".kg") / "store"
+
+
+def _sibling(path: Path, suffix: str) -> Path:
+    return path.with_name(f".{path.name}.{suffix}")
+
+
+def _recover(path: Path) -> None:
+    """Finish a swap that was interrupted between its two renames."""
+    old = _sibling(path, "old")
+    if not path.exists() and old.exists():
+        old.rename(path)
+
+
+def open_store(path: str | Path = DEFAULT_STORE) -> Store:
+    """Open a built store for reading."""
+    path = Path(path)
+    _recover(path)
+    if not path.is_dir():
+        raise StoreError(f"{path}: no graph store here; build one with `kg build` (or pass --store)")
+    try:
+        return Store.read_only(str(path))
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot open the graph store ({exc})") from exc
+
+
+@contextmanager
+def store_lock(path: Path) -> Iterator[None]:
+    """Hold the store's write lock; a second writer is refused, not queued."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise StoreError(f"{path}: another kg command is writing this store; wait for it to finish") from exc
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def write_store(quads: Iterable[Quad], path: str | Path = DEFAULT_STORE) -> None:
+    """Write ``quads`` into a new store that replaces the one at ``path`` once
+    complete; if anything fails on the way, the new store is discarded."""
+    path = Path(path)
+    with store_lock(path):
+        _recover(path)
+        if path.exists() and not path.is_dir():
+            raise StoreError(f"{path}: exists and is not a graph store folder; choose another --store")
+        new, old = _sibling(path, "new"), _sibling(path, "old")
+        shutil.rmtree(new, ignore_errors=True)  # left by a build that was killed
+        try:
+            _fill(new, quads)
+        except BaseException:
+            shutil.rmtree(new, ignore_errors=True)
+            raise
+        if path.exists():
+            shutil.rmtree(old, ignore_errors=True)
+            os.rename(path, old)
+        os.rename(new, path)
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _fill(folder: Path, quads: Iterable[Quad]) -> None:
+    store = Store(str(folder))
+    store.bulk_extend(quads)
+    store.flush()
+    store.optimize()
+    # The store closes when its last reference goes, here, before its folder moves.

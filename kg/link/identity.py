@@ -1,0 +1,96 @@
+"""IRI minting. Every IRI is a pure function of the content that identifies the
+thing, so the same input gives the same IRIs on any machine, in any run.
+
+- paper: ``paper/<hash>`` of its DOI when it has one, else of its abstract's
+  words (case, accents, punctuation and spacing ignored). The title is left
+  out on purpose: listings like "Daily Papers" give no titles, and the same
+  paper read from a titled and an untitled source must be one node.
+- person: ``person/<slug>`` of the name's words ("Jérémy" and "Jeremy" meet).
+- topic, venue: ``topic/<slug>``, ``venue/<slug>`` of the label.
+- source file: ``source/<sha256 of the bytes>``; the place of a record in it,
+  ``record/<file hash>-<record index>``.
+- things that belong to one paper (an authorship entry, a mention) carry the
+  paper's hash and their place: ``authorship/<paper>-<position>``,
+  ``mention/<paper>-<start>-<end>-<type>``.
+"""
+
+from __future__ import annotations
+
+from pyoxigraph import NamedNode
+
+from kg.records import Paper, SourceRef
+from kg.text import match_key, short_hash, slugify
+from kg.vocab import resource
+
+__all__ = [
+    "paper_key",
+    "text_key",
+    "paper_iri_for_key",
+    "person_key",
+    "person_iri",
+    "topic_iri",
+    "venue_iri",
+    "source_iri",
+    "record_iri",
+    "authorship_iri",
+    "concept_iri",
+    "mention_iri",
+    "component_iri",
+]
+
+
+def text_key(paper: Paper) -> str:
+    return "abstract:" + match_key(paper.abstract)
+
+
+def paper_key(paper: Paper) -> str:
+    """What identifies a paper: its DOI, else its abstract's words."""
+    return "doi:" + paper.doi if paper.doi else text_key(paper)
+
+
+def paper_iri_for_key(key: str) -> NamedNode:
+    return resource("paper", short_hash(key))
+
+
+def person_key(name: str) -> str:
+    return match_key(name)
+
+
+def person_iri(name: str) -> NamedNode:
+    return resource("person", slugify(name))
+
+
+def topic_iri(label: str) -> NamedNode:
+    return resource("topic", slugify(label))
+
+
+def venue_iri(label: str) -> NamedNode:
+    return resource("venue", slugify(label))
+
+
+def source_iri(source: SourceRef) -> NamedNode:
+    return resource("source", source.sha256[:16])
+
+
+def record_iri(source: SourceRef) -> NamedNode:
+    return resource("record", f"{source.sha256[:16]}-{source.index}")
+
+
+def _local(iri: str) -> str:
+    return iri.rsplit("/", 1)[1]
+
+
+def authorship_iri(paper_iri: str, position: int) -> NamedNode:
+    return resource("authorship", f"{_local(paper_iri)}-{position}")
+
+
+def concept_iri(concept_type: str, label: str) -> NamedNode:
+    return resource("concept", f"{concept_type.lower()}-{slugify(label)}")
+
+
+def mention_iri(paper_iri: str, start: int, end: int, concept_type: str) -> NamedNode:
+    return resource("mention", f"{_local(paper_iri)}-{start}-{end}-{concept_type.lower()}")
+
+
+def component_iri(name: str) -> NamedNode:
+    return resource("component", slugify(name))

@@ -1,0 +1,59 @@
+"""The named query library: ``.rq`` files in ``kg/query/library``.
+
+Each file starts with comment lines: the first says what question the query
+answers, and ``# param NAME: description`` lines declare the variables a user
+must bind (``--param NAME=VALUE``). The file's stem is the query's name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from kg.errors import QueryError
+
+__all__ = ["LIBRARY", "NamedQuery", "list_queries", "find_query", "load_query_file"]
+
+LIBRARY = Path(__file__).with_name("library")
+_PARAM = re.compile(r"^#\s*param\s+\??(\w+)\s*:\s*(.*)$")
+
+
+@dataclass(frozen=True)
+class NamedQuery:
+    name: str
+    question: str
+    params: dict[str, str]  # name -> description
+    sparql: str
+    path: Path
+
+
+def load_query_file(path: Path) -> NamedQuery:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise QueryError(f"{path}: cannot read query file ({exc})") from exc
+    header = []
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        header.append(line)
+    question = header[0].lstrip("# ").strip() if header else ""
+    params = {m[1]: m[2].strip() for line in header if (m := _PARAM.match(line))}
+    return NamedQuery(name=path.stem, question=question, params=params, sparql=text, path=path)
+
+
+def list_queries() -> list[NamedQuery]:
+    return [load_query_file(p) for p in sorted(LIBRARY.glob("*.rq"))]
+
+
+def find_query(name_or_path: str) -> NamedQuery:
+    """A query file by path, or a library query by name."""
+    path = Path(name_or_path)
+    if path.is_file():
+        return load_query_file(path)
+    candidate = LIBRARY / f"{name_or_path}.rq"
+    if candidate.is_file():
+        return load_query_file(candidate)
+    names = ", ".join(q.name for q in list_queries())
+    raise QueryError(f"{name_or_path}: no such query file or library query (library: {names})")

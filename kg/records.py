@@ -1,0 +1,110 @@
+"""Plain typed records passed between the pipeline's stages.
+
+Readers yield :class:`Paper`; linking turns papers into :class:`LinkedPaper`
+(stable IRIs, merged duplicates); extractors yield :class:`Extraction` for a
+linked paper; the graph builder turns all of them into triples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kg.text import derived_label
+
+__all__ = [
+    "SourceRef",
+    "Paper",
+    "LinkedAuthor",
+    "LinkedPaper",
+    "Mention",
+    "Extraction",
+    "CONCEPT_TYPES",
+]
+
+#: Concept types an extractor may report; each is a subclass of kg:Concept.
+CONCEPT_TYPES = ("Method", "Dataset", "Task", "Metric")
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """Where a record was read: the file's name and content hash, and its place in it."""
+
+    file_name: str
+    sha256: str
+    line: int  # 1-based line where the record starts
+    index: int  # 1-based position of the record among the file's papers
+    format: str  # reader name, e.g. "conference"
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper as a reader found it, with whitespace already normalised.
+
+    ``title`` is ``None`` when the source gives none; ``display_label`` is then
+    derived from the abstract and ``title_is_derived`` says so.
+    """
+
+    abstract: str
+    source: SourceRef
+    title: str | None = None
+    authors: tuple[str, ...] = ()
+    venue: str | None = None
+    year: int | None = None
+    area: str | None = None
+    categories: tuple[str, ...] = ()
+    award: str | None = None
+    doi: str | None = None
+    url: str | None = None
+    source_id: str | None = None  # the identifier the source itself uses, if any
+    extra: tuple[tuple[str, str], ...] = ()  # unknown JSONL keys, as (key, JSON text)
+
+    @property
+    def title_is_derived(self) -> bool:
+        return self.title is None
+
+    @property
+    def display_label(self) -> str:
+        return self.title if self.title is not None else derived_label(self.abstract)
+
+
+@dataclass(frozen=True)
+class LinkedAuthor:
+    iri: str
+    name: str  # display form: the first spelling seen in the corpus
+
+
+@dataclass(frozen=True)
+class LinkedPaper:
+    """A paper with its IRI, after duplicates from all inputs were merged."""
+
+    iri: str
+    paper: Paper  # the merged record
+    authors: tuple[LinkedAuthor, ...]
+    sources: tuple[SourceRef, ...]  # every place this paper was read, in input order
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A span of a paper's abstract that names a concept.
+
+    Offsets are character offsets into the normalised abstract (end exclusive),
+    so ``abstract[start:end] == text``.
+    """
+
+    text: str
+    concept_type: str  # one of CONCEPT_TYPES
+    start: int
+    end: int
+    sentence_start: int
+    sentence_end: int
+    confidence: float
+    component: str  # the extractor component (and rule id) that found it
+    label: str | None = None  # the concept's normalised label; defaults to ``text``
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What one extractor found in one paper."""
+
+    paper_iri: str
+    mentions: tuple[Mention, ...] = field(default=())

@@ -1,0 +1,69 @@
+"""Text normalisation shared by the readers and the linking stage.
+
+Readers normalise once with :func:`normalise_whitespace`; every character
+offset in the graph refers to that normalised text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+__all__ = ["normalise_whitespace", "derived_label", "fold", "match_key", "slugify", "short_hash"]
+
+# Unicode spaces (NBSP, thin spaces, ideographic space ...) count as whitespace;
+# zero-width characters and C0/C1 controls other than whitespace are dropped.
+_SPACES = re.compile(r"[\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+_INVISIBLE = re.compile(r"[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f\u200b-\u200d\u2060\ufeff]")
+_WORDS = re.compile(r"\w+")
+
+DERIVED_LABEL_LENGTH = 80
+
+
+def normalise_whitespace(text: str) -> str:
+    """NFC-compose, drop invisible characters, collapse every run of spaces to one."""
+    text = unicodedata.normalize("NFC", text)
+    text = _INVISIBLE.sub("", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def derived_label(abstract: str, length: int = DERIVED_LABEL_LENGTH) -> str:
+    """A display label for an untitled paper: its first sentence, cut at a word.
+
+    The result ends with "…" whenever the sentence was shortened, so it never
+    passes for a real title.
+    """
+    first = re.split(r"(?<=[.!?])\s", abstract, maxsplit=1)[0]
+    if len(first) <= length:
+        return first
+    cut = first[: length + 1].rsplit(" ", 1)[0] if " " in first[:length] else first[:length]
+    return cut.rstrip(" ,;:-") + "…"
+
+
+def fold(text: str) -> str:
+    """Case- and accent-insensitive form of ``text`` (é -> e, ß -> ss)."""
+    # Compatibility forms first (𝓐 -> A), then case, then decompose what casefold made.
+    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", text).casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def match_key(text: str) -> str:
+    """Words of the folded text joined by single spaces: punctuation and spacing
+    differences ("--" vs "—", "Sai-Kit" vs "Sai Kit", "J." vs "J") vanish."""
+    return " ".join(_WORDS.findall(fold(text)))
+
+
+def short_hash(text: str, length: int = 16) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+
+
+def slugify(text: str) -> str:
+    """A readable, IRI-safe local name; a hash suffix keeps it unique when
+    non-ASCII letters had to be dropped (so "Bıyık" and "Byk" stay apart)."""
+    key = match_key(text)
+    parts = [re.sub(r"[^a-z0-9]", "", word) for word in key.split()]
+    slug = "-".join(p for p in parts if p)
+    if not slug or " ".join(parts) != key:  # something beyond ASCII letters and digits was dropped
+        slug = f"{slug}-{short_hash(key, 8)}" if slug else short_hash(key, 12)
+    return slug

@@ -1,0 +1,104 @@
+"""The vocabulary as Python names: the ontology's own terms and the standard
+ones it reuses. Code refers to ``KG.Paper`` or ``DCTERMS.title``, never to IRI
+strings; an unknown name is an AttributeError, so a typo fails at once.
+
+``tests/test_vocab.py`` checks that every ``KG`` term here is declared, with a
+label and a comment, in ``ontology/kg.ttl`` (and vice versa).
+"""
+
+from __future__ import annotations
+
+from pyoxigraph import NamedNode
+
+__all__ = [
+    "Namespace",
+    "KG",
+    "RDF",
+    "RDFS",
+    "OWL",
+    "XSD",
+    "DCTERMS",
+    "FOAF",
+    "SKOS",
+    "PROV",
+    "BIBO",
+    "BASE",
+    "PREFIXES",
+    "resource",
+]
+
+
+class Namespace:
+    """A closed set of terms under one IRI prefix."""
+
+    def __init__(self, iri: str, terms: str):
+        self.iri = iri
+        self.terms = frozenset(terms.split())
+        self._nodes = {t: NamedNode(iri + t) for t in self.terms}
+
+    def __getattr__(self, name: str) -> NamedNode:
+        try:
+            return self.__dict__["_nodes"][name]
+        except KeyError:
+            raise AttributeError(f"{name!r} is not a term of <{self.iri}>") from None
+
+    def __getitem__(self, name: str) -> NamedNode:
+        return getattr(self, name)
+
+
+KG = Namespace(
+    "https://w3id.org/kg/ontology#",
+    """
+    Paper Concept Method Dataset Task Metric Claim Mention Topic Venue
+    Authorship SourceFile SourceRecord
+    mentions proposes hasClaim evaluatedOn usedFor uses outperforms
+    hasAuthorship author authorPosition award derivedLabel
+    hasMention mentionOf inPaper startOffset endOffset sentenceStart sentenceEnd
+    sentence confidence
+    fileName sha256 line recordIndex readerFormat
+    """,
+)
+RDF = Namespace("http://www.w3.org/1999/02/22-rdf-syntax-ns#", "type")
+RDFS = Namespace("http://www.w3.org/2000/01/rdf-schema#", "label comment subClassOf")
+OWL = Namespace("http://www.w3.org/2002/07/owl#", "Class ObjectProperty DatatypeProperty sameAs")
+XSD = Namespace("http://www.w3.org/2001/XMLSchema#", "string integer decimal double boolean gYear")
+DCTERMS = Namespace(
+    "http://purl.org/dc/terms/",
+    "title abstract creator subject identifier isPartOf issued format",
+)
+FOAF = Namespace("http://xmlns.com/foaf/0.1/", "Person name page")
+BIBO = Namespace("http://purl.org/ontology/bibo/", "doi")
+SKOS = Namespace("http://www.w3.org/2004/02/skos/core#", "Concept prefLabel altLabel broader")
+PROV = Namespace(
+    "http://www.w3.org/ns/prov#",
+    "Entity Derivation SoftwareAgent wasDerivedFrom qualifiedDerivation entity wasAttributedTo",
+)
+
+#: Where the graph's own resources live; one sub-path per kind of thing.
+BASE = "https://w3id.org/kg/"
+RESOURCE_KINDS = (
+    "paper", "authorship", "person", "topic", "venue", "source", "record", "concept", "mention", "component",
+)
+
+
+def resource(kind: str, local: str) -> NamedNode:
+    """The IRI of a resource of the graph, e.g. ``resource("person", "yue-wang")``."""
+    if kind not in RESOURCE_KINDS:
+        raise ValueError(f"unknown resource kind {kind!r}")
+    return NamedNode(f"{BASE}{kind}/{local}")
+
+
+#: Prefixes predeclared in queries and used when writing Turtle.
+PREFIXES: dict[str, str] = {
+    "kg": KG.iri,
+    "rdf": RDF.iri,
+    "rdfs": RDFS.iri,
+    "owl": OWL.iri,
+    "xsd": XSD.iri,
+    "dcterms": DCTERMS.iri,
+    "foaf": FOAF.iri,
+    "skos": SKOS.iri,
+    "prov": PROV.iri,
+    "bibo": BIBO.iri,
+    **{kind: f"{BASE}{kind}/" for kind in RESOURCE_KINDS},
+}

@@ -1,0 +1,46 @@
+"""Shared fixtures: the shipped corpus, a store built from it once per session,
+and a helper that runs the CLI in-process."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kg.cli import main
+from kg.pipeline import build
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO / "corpus"
+CONFERENCE = CORPUS / "000_ced0abb0ca10cf40.txt"
+DAILY = CORPUS / "003_8e9b74060a1da4c6.txt"
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.fixture(scope="session")
+def corpus_store(tmp_path_factory) -> Path:
+    """The store built from the shipped corpus (read-only for tests)."""
+    store = tmp_path_factory.mktemp("corpus") / "store"
+    build([CORPUS], store=store)
+    return store
+
+
+@pytest.fixture
+def run(capsys):
+    """Run ``kg ARGS...`` in-process; return (exit code, stdout, stderr)."""
+
+    def invoke(*args: str) -> tuple[int, str, str]:
+        code = main([str(a) for a in args])
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return invoke
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch) -> Path:
+    """A fresh working directory holding a copy of the shipped corpus."""
+    shutil.copytree(CORPUS, tmp_path / "corpus")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
