@@ -70,7 +70,7 @@ def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, quiet
     store = _store_path(store)
 
     def progress(papers):
-        return tqdm(papers, desc="reading papers", unit=" papers", file=sys.stderr, disable=True if quiet else None)
+        return tqdm(papers, desc="building graph", unit=" papers", file=sys.stderr, disable=True if quiet else None)
 
     report = run_build(
         paths or [DEFAULT_CORPUS],

@@ -12,7 +12,7 @@ from kg.corpus import read_paths
 from kg.extract import Extractor
 from kg.graph import DEFAULT_STORE, extraction_quads, paper_quads, write_store
 from kg.link import link_papers
-from kg.records import LinkedPaper, Paper
+from kg.records import LinkedPaper
 
 __all__ = ["BuildReport", "build", "graph_quads"]
 
@@ -30,10 +30,15 @@ class BuildReport:
         return self.records - self.papers
 
 
-def graph_quads(papers: Sequence[LinkedPaper], extractors: Sequence[Extractor] = ()) -> Iterator[Quad]:
+Progress = Callable[[Sequence[LinkedPaper]], Iterable[LinkedPaper]]
+
+
+def graph_quads(
+    papers: Sequence[LinkedPaper], extractors: Sequence[Extractor] = (), progress: Progress | None = None
+) -> Iterator[Quad]:
     """Every quad of the graph of ``papers``: bibliographic data, then what each extractor found."""
     abstracts = {p.iri: p.paper.abstract for p in papers}
-    for linked in papers:
+    for linked in progress(papers) if progress else papers:
         yield from paper_quads(linked)
     for extractor in extractors:
         for extraction in extractor.extract(papers):
@@ -45,18 +50,17 @@ def build(
     store: str | Path = DEFAULT_STORE,
     format: str | None = None,
     extractors: Sequence[Extractor] = (),
-    progress: Callable[[Iterable[Paper]], Iterable[Paper]] | None = None,
+    progress: Progress | None = None,
 ) -> BuildReport:
     """Read ``paths``, build their graph and make it the content of ``store``.
 
     The store then holds exactly the graph of these inputs; the previous
     content is replaced only once the new graph is complete. ``progress`` may
-    wrap the stream of papers as they are read (e.g. in a tqdm bar).
+    wrap the papers as they go into the graph (e.g. in a tqdm bar).
     """
-    papers: Iterable[Paper] = read_paths(paths, format)
-    records = list(progress(papers) if progress else papers)
+    records = list(read_paths(paths, format))
     linked = link_papers(records)
-    write_store(graph_quads(linked, extractors), store)
+    write_store(graph_quads(linked, extractors, progress), store)
     return BuildReport(
         files=len({(r.source.file_name, r.source.sha256) for r in records}),
         records=len(records),
