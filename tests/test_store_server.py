@@ -1,8 +1,10 @@
 """The store folder is one the Oxigraph server opens as it is (started for real)."""
 
+import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import urllib.parse
 import urllib.request
@@ -11,7 +13,8 @@ import pytest
 
 from kg.graph import open_store
 
-SERVER = shutil.which("oxigraph")
+# Look beside this Python first: pip puts the server's launcher there.
+SERVER = shutil.which("oxigraph", path=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
 
 
 def free_port() -> int:
