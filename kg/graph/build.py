@@ -7,7 +7,6 @@ inputs always give the same triples.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from decimal import Decimal
 
 from pyoxigraph import Literal, NamedNode, Quad
 
@@ -33,10 +32,10 @@ def _int(value: int) -> Literal:
 
 def _decimal(value: float) -> Literal:
     # A fixed number of digits keeps the lexical form, and so the export, stable.
-    return Literal(str(Decimal(f"{value:.4f}")), datatype=XSD.decimal)
+    return Literal(f"{value:.4f}", datatype=XSD.decimal)
 
 
-def _topic_quads(label: str, broader: str | None = None) -> Iterator[tuple]:
+def _topic_triples(label: str, broader: str | None = None) -> Iterator[tuple]:
     topic = topic_iri(label)
     yield topic, RDF.type, KG.Topic
     yield topic, SKOS.prefLabel, Literal(label)
@@ -70,10 +69,10 @@ def _paper_triples(linked: LinkedPaper) -> Iterator[tuple]:
         yield venue, RDF.type, KG.Venue
         yield venue, RDFS.label, Literal(paper.venue)
     if paper.area:
-        yield from _topic_quads(paper.area)
+        yield from _topic_triples(paper.area)
     for category in paper.categories:
         yield node, DCTERMS.subject, topic_iri(category)
-        yield from _topic_quads(category, broader=paper.area)
+        yield from _topic_triples(category, broader=paper.area)
     if paper.area and not paper.categories:
         yield node, DCTERMS.subject, topic_iri(paper.area)
 
