@@ -26,6 +26,22 @@ _STORE_OPTION = click.option(
 )
 
 
+def _progress(description: str, quiet: bool):
+    """A function that wraps an iterable of papers in a progress bar on stderr."""
+    from tqdm import tqdm
+
+    def wrap(papers):
+        return tqdm(papers, desc=description, unit=" papers", file=sys.stderr, disable=True if quiet else None)
+
+    return wrap
+
+
+def _extractor():
+    from kg.extract.extractor import SpacyExtractor
+
+    return SpacyExtractor()
+
+
 def _store_path(store: Path | None) -> Path:
     from kg.graph import DEFAULT_STORE
 
@@ -55,28 +71,24 @@ def cli(ctx: click.Context, debug: bool) -> None:
     show_default=True,
     help="Force one reader for every input instead of detecting it per file.",
 )
+@click.option("--extract/--no-extract", default=True, show_default=True, help="Run the spaCy extraction (concepts, claims, relations).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
-def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, quiet: bool) -> None:
+def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extract: bool, quiet: bool) -> None:
     """Read PATHS (files or folders; default: corpus/) and build the graph store.
 
     The store then holds exactly the graph of PATHS: building again with other
     inputs replaces it, and a failed build leaves the previous store as it was.
     """
-    from tqdm import tqdm
-
     from kg.graph import open_store
     from kg.pipeline import build as run_build
 
     store = _store_path(store)
-
-    def progress(papers):
-        return tqdm(papers, desc="building graph", unit=" papers", file=sys.stderr, disable=True if quiet else None)
-
     report = run_build(
         paths or [DEFAULT_CORPUS],
         store=store,
         format=None if corpus_format == "auto" else corpus_format,
-        progress=progress,
+        extractors=[_extractor()] if extract else [],
+        progress=_progress("building graph", quiet),
     )
     if not quiet:
         triples = len(open_store(store))
@@ -84,6 +96,45 @@ def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, quiet
             f"Built {store}: {report.papers} papers ({report.records} records from {report.files} files, "
             f"{report.duplicates} duplicates merged), {report.authors} authors, {triples} triples."
         )
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="Write JSON Lines here (default: standard output).")
+@click.option(
+    "--format",
+    "corpus_format",
+    type=click.Choice(["auto", "conference", "daily", "jsonl"]),
+    default="auto",
+    show_default=True,
+    help="Force one reader for every input.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def extract(paths: tuple[Path, ...], out: Path | None, corpus_format: str, quiet: bool) -> None:
+    """Run only the extraction on PATHS (default: corpus/) and write one JSON object per paper.
+
+    Each line: {"id", "title", "concepts": [{"type", "text", "start", "end",
+    "label", "proposed", "confidence"}], "claims": [{"text", "start", "end",
+    "confidence"}], "relations": [{"head", "type", "tail", "start", "end"}]}.
+    Offsets are characters of the normalised abstract. Same input, same bytes.
+    """
+    from kg.pipeline import extract_jsonl
+
+    lines = extract_jsonl(
+        paths or [DEFAULT_CORPUS],
+        _extractor(),
+        format=None if corpus_format == "auto" else corpus_format,
+        progress=_progress("extracting", quiet),
+    )
+    if out is None:
+        for line in lines:
+            click.echo(line)
+        return
+    from kg.export import write_atomically
+
+    write_atomically(out, lambda handle: handle.writelines((line + "\n").encode("utf-8") for line in lines))
+    if not quiet:
+        click.echo(f"Wrote extractions to {out}", err=True)
 
 
 @cli.command()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +15,7 @@ from kg.graph import DEFAULT_STORE, extraction_quads, paper_quads, write_store
 from kg.link import link_papers
 from kg.records import LinkedPaper
 
-__all__ = ["BuildReport", "build", "graph_quads"]
+__all__ = ["BuildReport", "build", "extract_jsonl", "graph_quads"]
 
 
 @dataclass(frozen=True)
@@ -38,10 +39,12 @@ def graph_quads(
 ) -> Iterator[Quad]:
     """Every quad of the graph of ``papers``: bibliographic data, then what each extractor found."""
     abstracts = {p.iri: p.paper.abstract for p in papers}
-    for linked in progress(papers) if progress else papers:
+    # The bar follows the slow part: extraction when there is any.
+    tracked = progress(papers) if progress else papers
+    for linked in papers if extractors else tracked:
         yield from paper_quads(linked)
-    for extractor in extractors:
-        for extraction in extractor.extract(papers):
+    for number, extractor in enumerate(extractors):
+        for extraction in extractor.extract(tracked if number == 0 else papers):
             yield from extraction_quads(extraction, abstracts[extraction.paper_iri])
 
 
@@ -68,3 +71,19 @@ def build(
         authors=len({a.iri for p in linked for a in p.authors}),
         store=Path(store),
     )
+
+
+def extract_jsonl(
+    paths: Iterable[str | Path],
+    extractor: Extractor,
+    format: str | None = None,
+    progress: Progress | None = None,
+) -> Iterator[str]:
+    """One JSON line per distinct paper of ``paths``: what ``extractor`` found (``kg extract``)."""
+    from kg.extract.extractor import extraction_json
+
+    linked = link_papers(read_paths(paths, format))
+    by_iri = {p.iri: p for p in linked}
+    for extraction in extractor.extract(progress(linked) if progress else linked):
+        record = extraction_json(extraction, by_iri[extraction.paper_iri])
+        yield json.dumps(record, ensure_ascii=False, sort_keys=False)

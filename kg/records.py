@@ -17,12 +17,17 @@ __all__ = [
     "LinkedAuthor",
     "LinkedPaper",
     "Mention",
+    "Claim",
+    "Relation",
+    "RELATION_TYPES",
     "Extraction",
     "CONCEPT_TYPES",
 ]
 
 #: Concept types an extractor may report; each is a subclass of kg:Concept.
 CONCEPT_TYPES = ("Method", "Dataset", "Task", "Metric")
+#: Relations between concepts an extractor may report; each is a kg: property.
+RELATION_TYPES = ("evaluatedOn", "usedFor", "uses", "outperforms")
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,33 @@ class Mention:
     confidence: float
     component: str  # the extractor component (and rule id) that found it
     label: str | None = None  # the concept's normalised label; defaults to ``text``
+    proposed: bool = False  # the paper introduces this concept
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A sentence of the abstract that states a finding of the paper."""
+
+    text: str
+    start: int  # character offsets of the sentence in the normalised abstract
+    end: int
+    confidence: float
+    component: str
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A relation between two concepts of one abstract, stated by one sentence."""
+
+    head: str  # the head concept's label
+    head_type: str
+    relation: str  # one of RELATION_TYPES
+    tail: str
+    tail_type: str
+    start: int  # character offsets of the evidence sentence
+    end: int
+    confidence: float
+    component: str
 
 
 @dataclass(frozen=True)
@@ -108,3 +140,5 @@ class Extraction:
 
     paper_iri: str
     mentions: tuple[Mention, ...] = field(default=())
+    claims: tuple[Claim, ...] = field(default=())
+    relations: tuple[Relation, ...] = field(default=())

@@ -50,7 +50,7 @@ KG = Namespace(
     "https://w3id.org/kg/ontology#",
     """
     Paper Concept Method Dataset Task Metric Claim Mention Topic Venue
-    Authorship SourceFile SourceRecord
+    Authorship SourceFile SourceRecord RelationMention
     mentions proposes hasClaim evaluatedOn usedFor uses outperforms
     hasAuthorship author authorPosition award derivedLabel
     hasMention mentionOf inPaper startOffset endOffset sentenceStart sentenceEnd
@@ -58,7 +58,7 @@ KG = Namespace(
     fileName sha256 line recordIndex readerFormat
     """,
 )
-RDF = Namespace("http://www.w3.org/1999/02/22-rdf-syntax-ns#", "type")
+RDF = Namespace("http://www.w3.org/1999/02/22-rdf-syntax-ns#", "type Statement subject predicate object")
 RDFS = Namespace("http://www.w3.org/2000/01/rdf-schema#", "label comment subClassOf")
 OWL = Namespace("http://www.w3.org/2002/07/owl#", "Class ObjectProperty DatatypeProperty sameAs")
 XSD = Namespace("http://www.w3.org/2001/XMLSchema#", "string integer decimal double boolean gYear")
@@ -77,7 +77,8 @@ PROV = Namespace(
 #: Where the graph's own resources live; one sub-path per kind of thing.
 BASE = "https://w3id.org/kg/"
 RESOURCE_KINDS = (
-    "paper", "authorship", "person", "topic", "venue", "source", "record", "concept", "mention", "component",
+    "paper", "authorship", "person", "topic", "venue", "source", "record",
+    "concept", "mention", "claim", "relation", "component",
 )
 
 

@@ -12,15 +12,17 @@ from pyoxigraph import Literal, NamedNode, Quad
 
 from kg.link.identity import (
     authorship_iri,
+    claim_iri,
     component_iri,
     concept_iri,
     mention_iri,
     record_iri,
+    relation_mention_iri,
     source_iri,
     topic_iri,
     venue_iri,
 )
-from kg.records import CONCEPT_TYPES, Extraction, LinkedPaper, Mention
+from kg.records import CONCEPT_TYPES, RELATION_TYPES, Claim, Extraction, LinkedPaper, Mention, Relation
 from kg.vocab import BIBO, DCTERMS, FOAF, KG, PROV, RDF, RDFS, SKOS, XSD
 
 __all__ = ["paper_quads", "extraction_quads"]
@@ -108,30 +110,62 @@ def paper_quads(linked: LinkedPaper) -> Iterator[Quad]:
         yield Quad(s, p, o)
 
 
+def _evidence_triples(node: NamedNode, paper: NamedNode, start: int, end: int, confidence: float, component: str) -> Iterator[tuple]:
+    """Where a fact was found and by what: the paper, the offsets, the confidence, the component."""
+    agent = component_iri(component)
+    yield node, KG.inPaper, paper
+    yield node, KG.startOffset, _int(start)
+    yield node, KG.endOffset, _int(end)
+    yield node, KG.confidence, _decimal(confidence)
+    yield node, PROV.wasDerivedFrom, paper
+    yield node, PROV.wasAttributedTo, agent
+    yield agent, RDF.type, PROV.SoftwareAgent
+    yield agent, RDFS.label, Literal(component)
+
+
 def _mention_triples(paper: NamedNode, mention: Mention, abstract: str) -> Iterator[tuple]:
     if mention.concept_type not in CONCEPT_TYPES:
         raise ValueError(f"unknown concept type {mention.concept_type!r}")
-    concept = concept_iri(mention.concept_type, mention.label or mention.text)
+    label = mention.label or mention.text
+    concept = concept_iri(mention.concept_type, label)
     node = mention_iri(paper.value, mention.start, mention.end, mention.concept_type)
-    component = component_iri(mention.component)
     yield paper, KG.mentions, concept
+    if mention.proposed:
+        yield paper, KG.proposes, concept
     yield paper, KG.hasMention, node
     yield concept, RDF.type, KG[mention.concept_type]
-    yield concept, SKOS.prefLabel, Literal(mention.label or mention.text)
+    yield concept, SKOS.prefLabel, Literal(label)
     yield node, RDF.type, KG.Mention
     yield node, KG.mentionOf, concept
-    yield node, KG.inPaper, paper
     yield node, RDFS.label, Literal(mention.text)
-    yield node, KG.startOffset, _int(mention.start)
-    yield node, KG.endOffset, _int(mention.end)
     yield node, KG.sentenceStart, _int(mention.sentence_start)
     yield node, KG.sentenceEnd, _int(mention.sentence_end)
     yield node, KG.sentence, Literal(abstract[mention.sentence_start : mention.sentence_end])
-    yield node, KG.confidence, _decimal(mention.confidence)
-    yield node, PROV.wasDerivedFrom, paper
-    yield node, PROV.wasAttributedTo, component
-    yield component, RDF.type, PROV.SoftwareAgent
-    yield component, RDFS.label, Literal(mention.component)
+    yield from _evidence_triples(node, paper, mention.start, mention.end, mention.confidence, mention.component)
+
+
+def _claim_triples(paper: NamedNode, claim: Claim) -> Iterator[tuple]:
+    node = claim_iri(paper.value, claim.start, claim.end)
+    yield paper, KG.hasClaim, node
+    yield node, RDF.type, KG.Claim
+    yield node, KG.sentence, Literal(claim.text)
+    yield from _evidence_triples(node, paper, claim.start, claim.end, claim.confidence, claim.component)
+
+
+def _relation_triples(paper: NamedNode, relation: Relation, abstract: str) -> Iterator[tuple]:
+    if relation.relation not in RELATION_TYPES:
+        raise ValueError(f"unknown relation {relation.relation!r}")
+    head = concept_iri(relation.head_type, relation.head)
+    tail = concept_iri(relation.tail_type, relation.tail)
+    predicate = KG[relation.relation]
+    node = relation_mention_iri(paper.value, head, relation.relation, tail, relation.start)
+    yield head, predicate, tail
+    yield node, RDF.type, KG.RelationMention
+    yield node, RDF.subject, head
+    yield node, RDF.predicate, predicate
+    yield node, RDF.object, tail
+    yield node, KG.sentence, Literal(abstract[relation.start : relation.end])
+    yield from _evidence_triples(node, paper, relation.start, relation.end, relation.confidence, relation.component)
 
 
 def extraction_quads(extraction: Extraction, abstract: str) -> Iterator[Quad]:
@@ -140,5 +174,10 @@ def extraction_quads(extraction: Extraction, abstract: str) -> Iterator[Quad]:
     for mention in extraction.mentions:
         if abstract[mention.start : mention.end] != mention.text:
             raise ValueError(f"mention {mention.text!r} does not match the abstract at {mention.start}-{mention.end}")
-        for s, p, o in _mention_triples(paper, mention, abstract):
-            yield Quad(s, p, o)
+    triples = [
+        *(t for m in extraction.mentions for t in _mention_triples(paper, m, abstract)),
+        *(t for c in extraction.claims for t in _claim_triples(paper, c)),
+        *(t for r in extraction.relations for t in _relation_triples(paper, r, abstract)),
+    ]
+    for s, p, o in triples:
+        yield Quad(s, p, o)

@@ -11,7 +11,8 @@ thing, so the same input gives the same IRIs on any machine, in any run.
   ``record/<file hash>-<record index>``.
 - things that belong to one paper (an authorship entry, a mention) carry the
   paper's hash and their place: ``authorship/<paper>-<position>``,
-  ``mention/<paper>-<start>-<end>-<type>``.
+  ``mention/<paper>-<start>-<end>-<type>``, ``claim/<paper>-<start>-<end>``,
+  ``relation/<paper>-<sentence start>-<hash of the statement>``.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ __all__ = [
     "authorship_iri",
     "concept_iri",
     "mention_iri",
+    "claim_iri",
+    "relation_mention_iri",
     "component_iri",
 ]
 
@@ -90,6 +93,15 @@ def concept_iri(concept_type: str, label: str) -> NamedNode:
 
 def mention_iri(paper_iri: str, start: int, end: int, concept_type: str) -> NamedNode:
     return resource("mention", f"{_local(paper_iri)}-{start}-{end}-{concept_type.lower()}")
+
+
+def claim_iri(paper_iri: str, start: int, end: int) -> NamedNode:
+    return resource("claim", f"{_local(paper_iri)}-{start}-{end}")
+
+
+def relation_mention_iri(paper_iri: str, head: NamedNode, relation: str, tail: NamedNode, start: int) -> NamedNode:
+    statement = short_hash(f"{head.value} {relation} {tail.value}", 12)
+    return resource("relation", f"{_local(paper_iri)}-{start}-{statement}")
 
 
 def component_iri(name: str) -> NamedNode:

@@ -1,0 +1,271 @@
+"""kg_concepts: the typed concept mentions of an abstract, with labels.
+
+Candidates come from four sources, most trusted first:
+
+==============  ========  ==========================================================
+source          priority  what
+==============  ========  ==========================================================
+lexicon         0         known names (``data/lexicon.tsv``) via the span ruler
+coined          1         names the paper introduces ("we propose X", "X, a novel ...")
+named-dataset   1         "<Name> dataset/benchmark" (``data/concept_patterns.jsonl``)
+ner             2         the SciERC-trained ``kg_ner`` (Material counts as Dataset)
+head            3         noun phrases whose head is a concept noun (``data/concept_heads.tsv``)
+                          with a specific modifier: "diffusion models", "OOD detection"
+shape           4         CamelCase, digit-bearing and upper-case names (span ruler)
+==============  ========  ==========================================================
+
+Overlaps go to the more trusted source, except that a longer candidate of the
+same type replaces the spans it contains ("Waymo Open" -> "Waymo Open
+dataset"). Short forms defined in the abstract then join their long forms:
+both name one concept, typed by whichever of the two was found. Generic
+phrases ("our approach", "existing methods") never qualify.
+
+Sets ``doc._.kg_concepts``: a list of :class:`kg.extract.spans.ConceptSpan`,
+in text order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spacy.language import Language
+from spacy.tokens import Doc, Span, Token
+
+from kg.extract.components.acronyms import Acronym
+from kg.extract.components.labels import canonical_label, is_plain_phrase
+from kg.extract.components.proposed import introduced_names
+from kg.extract.lexicons import Lexicons, load_lexicons
+from kg.extract.spans import ConceptSpan
+
+__all__ = ["ConceptRecognizer", "RULE_SPANS_KEY", "NER_TYPES"]
+
+RULE_SPANS_KEY = "kg_rule_spans"
+COMPONENT = "kg_concepts"
+#: SciERC labels kept, and the type each becomes (OtherScientificTerm and Generic are dropped).
+NER_TYPES = {"Method": "Method", "Task": "Task", "Metric": "Metric", "Material": "Dataset"}
+_PRIORITY = {"lexicon": 0, "coined": 1, "named-dataset": 1, "ner": 2, "head": 3, "shape": 4}
+_CONFIDENCE = {"lexicon": 0.95, "coined": 0.9, "named-dataset": 0.85, "acronym": 0.8, "ner": 0.7, "head": 0.6, "shape": 0.5}
+_DATASET_WORDS = {"dataset", "datasets", "benchmark", "benchmarks"}
+
+
+@dataclass
+class _Candidate:
+    start: int  # token offsets
+    end: int
+    type: str
+    kind: str  # key of _PRIORITY
+    rule: str
+    label: str | None = None  # fixed label (lexicon names)
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return (_PRIORITY[self.kind], -(self.end - self.start))
+
+    def overlaps(self, other: "_Candidate") -> bool:
+        return self.start < other.end and other.start < self.end
+
+    def contains(self, other: "_Candidate") -> bool:
+        return self.start <= other.start and other.end <= self.end
+
+
+class ConceptRecognizer:
+    """Sets ``doc._.kg_concepts`` from the ruler's spans, ``kg_ner``'s entities,
+    concept-headed noun phrases and the abstract's acronyms."""
+
+    def __init__(self, lexicons: Lexicons, use_ner: bool):
+        self.lexicons = lexicons
+        self.use_ner = use_ner
+        self.known = {entry.name: entry for entry in lexicons.known}
+
+    # -- candidates -------------------------------------------------------
+
+    def _is_generic(self, tokens) -> bool:
+        return all(t.lower_ in self.lexicons.generic_words or t.lemma_.lower() in self.lexicons.generic_words or t.is_punct or t.like_num or t.is_stop for t in tokens)
+
+    def _trim(self, doc: Doc, start: int, end: int) -> int:
+        """Skip leading determiners, possessives, generic adjectives and punctuation."""
+        while start < end - 1:
+            token = doc[start]
+            joined = token.whitespace_ == "" and token.i + 1 < len(doc) and doc[token.i + 1].text == "-"
+            if not joined and (token.is_punct or token.like_num or token.pos_ in {"DET", "PRON", "CCONJ", "ADP"} or token.lower_ in self.lexicons.generic_words):
+                start += 1
+            else:
+                break
+        return start
+
+    def _from_rules(self, doc: Doc) -> list[_Candidate]:
+        candidates = []
+        for span in doc.spans.get(RULE_SPANS_KEY, []):
+            rule = span.id_ or span.label_
+            if rule.startswith("lexicon:"):
+                entry = self.known[rule[len("lexicon:") :]]
+                candidates.append(_Candidate(span.start, span.end, entry.type, "lexicon", rule, entry.name))
+            elif rule.startswith("named-dataset"):
+                start = self._trim(doc, span.start, span.end)
+                if not self._is_generic(doc[start : span.end - 1]):
+                    candidates.append(_Candidate(start, span.end, "Dataset", "named-dataset", rule))
+            elif span.text not in self.lexicons.stop_acronyms:
+                candidates.append(_Candidate(span.start, span.end, span.label_, "shape", rule))
+        return candidates
+
+    def _from_ner(self, doc: Doc) -> list[_Candidate]:
+        candidates = []
+        for ent in doc.ents if self.use_ner else ():
+            if ent.label_ not in NER_TYPES:
+                continue
+            start = self._trim(doc, ent.start, ent.end)
+            tokens = doc[start : ent.end]
+            if self._is_generic(tokens) or (len(tokens) == 1 and tokens[0].is_lower and tokens[0].lemma_ in self.lexicons.heads):
+                continue
+            candidates.append(_Candidate(start, ent.end, NER_TYPES[ent.label_], "ner", f"ner:{ent.label_}"))
+        return candidates
+
+    @staticmethod
+    def _phrase_start(head: Token) -> int:
+        """Leftmost token of the noun phrase ending at ``head``, read from the
+        tags rather than the parse (which often breaks on technical noun
+        stacks): nouns, adjectives, numbers, participle modifiers, hyphen-joined
+        words and a parenthesised short form extend it to the left."""
+        doc, sentence_start = head.doc, head.sent.start
+        i = head.i - 1
+        while i >= sentence_start:
+            token = doc[i]
+            if token.text == ")":
+                opening = next((j for j in range(i - 1, max(sentence_start, i - 4) - 1, -1) if doc[j].text == "("), None)
+                if opening is None:
+                    break
+                i = opening - 1
+                continue
+            joined = (not token.whitespace_ and i + 1 < len(doc) and doc[i + 1].text == "-") or (
+                i >= 1 and doc[i - 1].text == "-" and not doc[i - 1].whitespace_
+            )
+            hyphen = token.text == "-" and not token.whitespace_ and i >= 1 and not doc[i - 1].whitespace_
+            # A base-form "verb" inside a noun stack is a mis-tagged noun ("multi-view pose estimation").
+            stacked_verb = token.tag_ in {"VB", "VBP"} and i >= 1 and doc[i - 1].pos_ in {"NOUN", "ADJ", "PROPN"}
+            modifier = token.pos_ in {"NOUN", "PROPN", "ADJ", "NUM", "X"} or (token.tag_ in {"VBN", "VBG"} and token.dep_ == "amod") or stacked_verb
+            if not (hyphen or joined or modifier):
+                break
+            i -= 1
+        return i + 1
+
+    def _from_heads(self, doc: Doc) -> list[_Candidate]:
+        candidates = []
+        for token in doc:
+            kind = self.lexicons.heads.get(token.lemma_.lower()) or self.lexicons.heads.get(token.lower_)
+            followed_by_noun = token.i + 1 < token.sent.end and token.doc[token.i + 1].pos_ in {"NOUN", "PROPN"}
+            if not kind or token.pos_ not in {"NOUN", "PROPN", "VERB"} or followed_by_noun:
+                continue
+            start = self._trim(doc, self._phrase_start(token), token.i + 1)
+            modifiers = doc[start : token.i]
+            # An unnamed "driving dataset" is not a dataset node; "Waymo dataset" is.
+            named = kind != "Dataset" or any(t.text[:1].isupper() or any(c.isdigit() for c in t.text) for t in modifiers)
+            if len(modifiers) and named and not self._is_generic(modifiers):
+                candidates.append(_Candidate(start, token.i + 1, kind, "head", f"head:{token.lemma_.lower()}"))
+        return candidates
+
+    def _coined(self, doc: Doc) -> list[_Candidate]:
+        return [
+            _Candidate(span.start, span.end, kind, "coined", f"coined:{rule}")
+            for span, kind, rule in introduced_names(doc)
+            if span.text not in self.lexicons.stop_acronyms
+        ]
+
+    # -- resolution -------------------------------------------------------
+
+    @staticmethod
+    def _resolve(candidates: list[_Candidate]) -> list[_Candidate]:
+        accepted: list[_Candidate] = []
+        for candidate in sorted(candidates, key=lambda c: (c.key, c.start)):
+            overlapping = [a for a in accepted if a.overlaps(candidate)]
+            if not overlapping:
+                accepted.append(candidate)
+            elif all(candidate.contains(a) and a.type == candidate.type and a.kind != "coined" for a in overlapping):
+                if len(overlapping) == 1 and overlapping[0].label:
+                    candidate.label = overlapping[0].label  # "Waymo Open" + "dataset" keeps the known name
+                accepted = [a for a in accepted if a not in overlapping] + [candidate]
+        return sorted(accepted, key=lambda c: c.start)
+
+    def _link_acronyms(self, doc: Doc, chosen: list[_Candidate], acronyms: list[Acronym]) -> list[_Candidate]:
+        """Give a short form and its long form one concept, and add every bare use of the short form."""
+        for acronym in acronyms:
+            short = doc.char_span(acronym.short_start, acronym.short_end, alignment_mode="expand")
+            long = doc.char_span(acronym.long_start, acronym.long_end, alignment_mode="expand")
+            if short is None or long is None:
+                continue
+            short_c = next((c for c in chosen if c.start == short.start and c.end == short.end), None)
+            long_c = next((c for c in chosen if c.start <= long.end - 1 < c.end and c.end <= short.start), None)
+            if short_c is None and long_c is None:
+                continue
+            if long_c is None and short_c is not None:
+                # The long form restates a name ("HYPO (HYPerspherical OOD generalization)"): one mention of it.
+                chosen = [c for c in chosen if not (long.start <= c.start and c.end <= long.end)]
+                chosen.append(_Candidate(long.start, long.end, short_c.type, "coined" if short_c.kind == "coined" else "lexicon", "acronym:long-form", short_c.label))
+            trusted_short = short_c is not None and (short_c.kind in {"lexicon", "coined"} or long_c is None)
+            source = short_c if trusted_short else long_c
+            label = source.label or self._label(doc[source.start : source.end], acronyms)
+            if long_c is not None and short_c is not None and short_c.kind not in {"lexicon", "coined"}:
+                short_c.type, short_c.label = long_c.type, label
+            if long_c is not None:
+                long_c.label = long_c.label or label
+            bare = [
+                _Candidate(t.i, t.i + 1, source.type, "lexicon", "acronym:short-form", label)
+                for t in doc
+                if t.text in {acronym.short, acronym.short.rstrip("s")} and not any(c.start <= t.i < c.end for c in chosen)
+            ]
+            chosen = sorted(chosen + bare, key=lambda c: c.start)
+        return chosen
+
+    @staticmethod
+    def _coordinate_datasets(doc: Doc, chosen: list[_Candidate]) -> None:
+        """Names listed before "... datasets" are datasets too ("the Replica, TUM and Waymo Open datasets")."""
+        by_end = {c.end: c for c in chosen}
+        for candidate in chosen:
+            if candidate.type != "Dataset" or doc[candidate.end - 1].lower_ not in _DATASET_WORDS:
+                continue
+            i = candidate.start
+            while i >= 1 and doc[i - 1].lower_ in {",", "and", "or"}:
+                i -= 1
+                while i >= 1 and doc[i - 1].lower_ in {",", "and", "or"}:
+                    i -= 1
+                listed = by_end.get(i)
+                if listed is None:
+                    break
+                if listed.kind in {"shape", "head", "ner"}:
+                    listed.type = "Dataset"
+                i = listed.start
+
+    # -- labels -----------------------------------------------------------
+
+    def _expansions(self, doc: Doc, acronyms: list[Acronym]) -> dict[str, str]:
+        """Short forms whose long form is an ordinary phrase, mapped to its label."""
+        expansions = {}
+        for acronym in acronyms:
+            long = doc.char_span(acronym.long_start, acronym.long_end, alignment_mode="expand")
+            if long is not None and is_plain_phrase(acronym.long):
+                expansions[acronym.short] = canonical_label(long)
+                expansions.setdefault(acronym.short.rstrip("s"), canonical_label(long))
+        return expansions
+
+    def _label(self, span: Span, acronyms: list[Acronym]) -> str:
+        if span.text in self.known:
+            return self.known[span.text].name
+        return canonical_label(span, self._expansions(span.doc, acronyms))
+
+    def __call__(self, doc: Doc) -> Doc:
+        acronyms = [Acronym(*a) for a in doc._.kg_acronyms or []]
+        candidates = self._from_rules(doc) + self._from_ner(doc) + self._from_heads(doc) + self._coined(doc)
+        chosen = self._link_acronyms(doc, self._resolve(candidates), acronyms)
+        self._coordinate_datasets(doc, chosen)
+        concepts = []
+        for c in chosen:
+            span = doc[c.start : c.end]
+            label = c.label or self._label(span, acronyms)
+            confidence = _CONFIDENCE["acronym" if c.rule.startswith("acronym") else c.kind]
+            concepts.append(ConceptSpan(span.start_char, span.end_char, c.type, label, confidence, f"{COMPONENT}#{c.rule}"))
+        doc._.kg_concepts = concepts
+        return doc
+
+
+@Language.factory("kg_concepts", default_config={"use_ner": True})
+def make_concept_recognizer(nlp: Language, name: str, use_ner: bool) -> ConceptRecognizer:
+    return ConceptRecognizer(load_lexicons(), use_ner=use_ner)

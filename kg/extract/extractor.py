@@ -1,0 +1,82 @@
+"""The spaCy extractor: abstracts in, :class:`kg.records.Extraction` records out.
+
+Also the JSON form of an extraction, the contract ``kg extract`` writes: one
+object per paper with ``id``, ``title``, ``concepts``, ``claims`` and
+``relations`` (see the README).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from kg.extract.spans import ClaimSpan, ConceptSpan, RelationSpan
+from kg.records import Claim, Extraction, LinkedPaper, Mention, Relation
+
+__all__ = ["SpacyExtractor", "doc_to_extraction", "extraction_json"]
+
+BATCH_SIZE = 64
+
+
+def _sentence_bounds(doc: Doc) -> list[tuple[int, int]]:
+    return [(s.start_char, s.end_char) for s in doc.sents]
+
+
+def _sentence_of(bounds: list[tuple[int, int]], start: int, text_length: int) -> tuple[int, int]:
+    return next(((s, e) for s, e in bounds if s <= start < e), (0, text_length))
+
+
+def doc_to_extraction(doc: Doc, paper_iri: str) -> Extraction:
+    """Turn the kg_* components' output on ``doc`` into records."""
+    bounds = _sentence_bounds(doc)
+    concepts = [ConceptSpan(*c) for c in doc._.kg_concepts or []]
+    mentions = []
+    for c in concepts:
+        sentence_start, sentence_end = _sentence_of(bounds, c.start, len(doc.text))
+        mentions.append(Mention(doc.text[c.start : c.end], c.type, c.start, c.end, sentence_start, sentence_end, c.confidence, c.source, c.label, c.proposed))
+    claims = tuple(
+        Claim(doc.text[c.start : c.end], c.start, c.end, c.confidence, c.source)
+        for c in (ClaimSpan(*t) for t in doc._.kg_claims or [])
+    )
+    relations: dict[tuple, Relation] = {}
+    for r in (RelationSpan(*t) for t in doc._.kg_relations or []):
+        head, tail = concepts[r.head], concepts[r.tail]
+        key = (head.label, head.type, r.relation, tail.label, tail.type, r.start)
+        relations.setdefault(key, Relation(head.label, head.type, r.relation, tail.label, tail.type, r.start, r.end, r.confidence, r.source))
+    return Extraction(paper_iri, tuple(mentions), claims, tuple(relations[k] for k in sorted(relations)))
+
+
+class SpacyExtractor:
+    """Runs the kg spaCy pipeline over papers, in batches."""
+
+    name = "kg_spacy"
+
+    def __init__(self, nlp: Language | None = None, batch_size: int = BATCH_SIZE):
+        if nlp is None:
+            from kg.extract.pipeline import build_nlp
+
+            nlp = build_nlp()
+        self.nlp = nlp
+        self.batch_size = batch_size
+
+    def extract(self, papers: Iterable[LinkedPaper]) -> Iterator[Extraction]:
+        stream = ((linked.paper.abstract, linked.iri) for linked in papers)
+        for doc, iri in self.nlp.pipe(stream, as_tuples=True, batch_size=self.batch_size):
+            yield doc_to_extraction(doc, iri)
+
+
+def extraction_json(extraction: Extraction, linked: LinkedPaper) -> dict:
+    """The documented per-paper JSON object of ``kg extract``."""
+    paper = linked.paper
+    return {
+        "id": paper.source_id or linked.iri.rsplit("/", 1)[1],
+        "title": paper.title,
+        "concepts": [
+            {"type": m.concept_type, "text": m.text, "start": m.start, "end": m.end, "label": m.label or m.text, "proposed": m.proposed, "confidence": m.confidence}
+            for m in extraction.mentions
+        ],
+        "claims": [{"text": c.text, "start": c.start, "end": c.end, "confidence": c.confidence} for c in extraction.claims],
+        "relations": [{"head": r.head, "type": r.relation, "tail": r.tail, "start": r.start, "end": r.end} for r in extraction.relations],
+    }

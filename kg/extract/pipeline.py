@@ -1,0 +1,73 @@
+"""Assembling the extraction pipeline.
+
+en_core_web_sm 3.8.0 gives tokens, sentences, tags, dependencies and lemmas
+(its OntoNotes ``ner`` is left out: it costs half the time and knows nothing
+of methods or datasets). The project's components follow::
+
+    kg_ner            SciERC-trained entity recogniser (shipped weights)
+    kg_acronyms       short forms -> long forms
+    kg_concept_rules  spaCy SpanRuler: lexicon names, "<Name> dataset", name shapes
+    kg_concepts       typed concept mentions with labels
+    kg_proposed       which concepts the paper introduces
+    kg_relations      evaluatedOn / usedFor / uses / outperforms, with the sentence
+    kg_claims         sentences stating the paper's results
+
+Patterns and lexicons are data files in ``kg/extract/data`` read here, at build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from spacy.language import Language
+
+import kg.extract.components  # noqa: F401  (registers the kg_* factories)
+from kg.extract.components.concepts import RULE_SPANS_KEY
+from kg.extract.lexicons import DATA_DIR, load_lexicons, read_jsonl
+from kg.extract.model import load_english
+
+__all__ = ["build_nlp", "pipeline_version", "NER_WEIGHTS", "CLAIMS_WEIGHTS"]
+
+WEIGHTS_DIR = Path(__file__).with_name("weights")
+NER_WEIGHTS = WEIGHTS_DIR / "scierc_ner"
+CLAIMS_WEIGHTS = WEIGHTS_DIR / "claims"
+
+
+def _ruler_patterns(nlp: Language) -> list[dict]:
+    patterns = read_jsonl(DATA_DIR / "concept_patterns.jsonl")
+    for entry in load_lexicons().known:
+        for name in (entry.name, *entry.aliases):
+            # Token patterns, tokenised as the pipeline will tokenise the text, match names exactly.
+            tokens = [{"ORTH": token.text} for token in nlp.make_doc(name)]
+            patterns.append({"label": entry.type, "pattern": tokens, "id": f"lexicon:{entry.name}"})
+    return patterns
+
+
+def build_nlp(use_ner: bool = True, use_claims: bool = True) -> Language:
+    """The full extraction pipeline; ``use_ner``/``use_claims`` drop the trained parts (for tests and ablations)."""
+    nlp = load_english()
+    if use_ner:
+        import spacy
+
+        trained = spacy.load(NER_WEIGHTS)
+        nlp.add_pipe("ner", name="kg_ner", source=trained)
+    nlp.add_pipe("kg_acronyms")
+    ruler = nlp.add_pipe("span_ruler", name="kg_concept_rules", config={"spans_key": RULE_SPANS_KEY, "validate": True})
+    ruler.add_patterns(_ruler_patterns(nlp))
+    nlp.add_pipe("kg_concepts", config={"use_ner": use_ner})
+    nlp.add_pipe("kg_proposed")
+    nlp.add_pipe("kg_relations")
+    if use_claims:
+        nlp.add_pipe("kg_claims", config={"weights": str(CLAIMS_WEIGHTS)})
+    return nlp
+
+
+def pipeline_version() -> str:
+    """A digest of everything that decides the extraction's output: code, data and weights."""
+    digest = hashlib.sha256()
+    package = Path(__file__).parent
+    for path in sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(str(path.relative_to(package)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
