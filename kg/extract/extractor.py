@@ -54,12 +54,17 @@ class SpacyExtractor:
     name = "kg_spacy"
 
     def __init__(self, nlp: Language | None = None, batch_size: int = BATCH_SIZE):
-        if nlp is None:
+        self._nlp = nlp
+        self.batch_size = batch_size
+
+    @property
+    def nlp(self) -> Language:
+        """The pipeline, loaded on first use (so bad input fails before the model loads)."""
+        if self._nlp is None:
             from kg.extract.pipeline import build_nlp
 
-            nlp = build_nlp()
-        self.nlp = nlp
-        self.batch_size = batch_size
+            self._nlp = build_nlp()
+        return self._nlp
 
     def extract(self, papers: Iterable[LinkedPaper]) -> Iterator[Extraction]:
         stream = ((linked.paper.abstract, linked.iri) for linked in papers)

@@ -33,11 +33,24 @@ def singular(token: Token) -> str:
     return token.text
 
 
-def _lower_if_ordinary(text: str, first: bool, title_words: int) -> str:
-    # A capital that only marks a sentence start, or a title-cased phrase, is not part of the name.
-    if text[:1].isupper() and text[1:] == text[1:].lower() and (first or title_words > 1):
-        return text.lower()
-    return text
+def _is_title_word(word: str) -> bool:
+    parts = [p for p in word.split("-") if p.isalpha() and len(p) > 2]
+    return bool(parts) and all(p[0].isupper() and p[1:].islower() for p in parts)
+
+
+def _lower_ordinary_capitals(label: str) -> str:
+    """Lower capitals that only mark a sentence start ("Diffusion models") or a
+    wholly title-cased phrase ("Large Language Models"); "Waymo Open dataset"
+    keeps its capitals."""
+    words = label.split(" ")
+    titled = [_is_title_word(w) for w in words]
+    if all(titled):
+        return label.lower()
+    first = words[0]
+    capitalised = titled[0] or (first[:1].isupper() and first[1:] == first[1:].lower())
+    if capitalised and not any(titled[1:]):
+        return " ".join([first.lower(), *words[1:]])
+    return label
 
 
 def canonical_label(span: Span, expansions: dict[str, str] | None = None) -> str:
@@ -57,15 +70,10 @@ def canonical_label(span: Span, expansions: dict[str, str] | None = None) -> str
     if not tokens:
         return span.text
     all_plain = is_plain_phrase(" ".join(t.text for t in tokens))
-    title_words = sum(1 for t in tokens if t.text[:1].isupper() and t.text[1:] == t.text[1:].lower())
     parts = []
     for position, token in enumerate(tokens):
         is_last = position == len(tokens) - 1
         text = singular(token) if is_last else token.text
-        if text in expansions:
-            text = expansions[text]
-        elif all_plain:
-            text = _lower_if_ordinary(text, position == 0, title_words)
-        parts.append(text + (token.whitespace_ if not is_last else ""))
-    label = "".join(parts)
-    return re.sub(r"\s+", " ", label).strip()
+        parts.append(expansions.get(text, text) + (token.whitespace_ if not is_last else ""))
+    label = re.sub(r"\s+", " ", "".join(parts)).strip()
+    return _lower_ordinary_capitals(label) if all_plain else label

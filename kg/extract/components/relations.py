@@ -91,6 +91,8 @@ class RelationFinder:
                     span = spans.get(m)
                     anchor_tokens = set(span) if span is not None else ({reference} if reference is not None else set())
                     verb_args = {c for c in anchor.children if c.dep_ in {"nsubj", "dobj", "nsubjpass"}}
+                    if anchor.dep_ == "appos":  # "MetaOOD, a framework for OOD detection"
+                        verb_args.add(anchor.head)
                     if anchor in anchor_tokens or any(a in anchor_tokens for a in verb_args) or (m == own and reference is not None and (anchor == reference or reference in verb_args)):
                         found.append(self._relation("usedFor", m, t, sentence))
             elif task.root.dep_ == "dobj" and task.root.head.lemma_.lower() in cue["verbs"]:
