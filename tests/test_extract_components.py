@@ -89,7 +89,7 @@ def test_lexicon_names_datasets_and_metrics(nlp):
 
 def test_named_datasets_and_their_coordination(nlp):
     doc = nlp("We evaluated our method on scenes from the Replica, TUM and Waymo Open datasets.")
-    assert {(t, k) for t, k, _, _ in concepts(doc)} == {("Replica", "Dataset"), ("TUM", "Dataset"), ("Waymo Open datasets", "Dataset")}
+    assert {(t, k) for t, k, _, _ in concepts(doc)} == {("Replica", "Dataset"), ("TUM", "Dataset"), ("Waymo Open", "Dataset")}
 
 
 def test_generic_phrases_are_not_concepts(nlp):

@@ -38,8 +38,10 @@ def _ruler_patterns(nlp: Language) -> list[dict]:
     patterns = read_jsonl(DATA_DIR / "concept_patterns.jsonl")
     for entry in load_lexicons().known:
         for name in (entry.name, *entry.aliases):
-            # Token patterns, tokenised as the pipeline will tokenise the text, match names exactly.
-            tokens = [{"ORTH": token.text} for token in nlp.make_doc(name)]
+            # Token patterns, tokenised as the pipeline tokenises text: names match exactly,
+            # lower-case terms ("fine-tuning") in any case.
+            attr = "LOWER" if name.islower() else "ORTH"
+            tokens = [{attr: token.lower_ if attr == "LOWER" else token.text} for token in nlp.make_doc(name)]
             patterns.append({"label": entry.type, "pattern": tokens, "id": f"lexicon:{entry.name}"})
     return patterns
 

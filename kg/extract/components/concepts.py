@@ -33,7 +33,7 @@ from spacy.tokens import Doc, Span, Token
 
 from kg.extract.components.acronyms import Acronym
 from kg.extract.components.labels import canonical_label, is_plain_phrase
-from kg.extract.components.proposed import introduced_names
+from kg.extract.components.proposed import introduced_names, name_span
 from kg.extract.lexicons import Lexicons, load_lexicons
 from kg.extract.spans import ConceptSpan
 
@@ -101,11 +101,13 @@ class ConceptRecognizer:
                 entry = self.known[rule[len("lexicon:") :]]
                 candidates.append(_Candidate(span.start, span.end, entry.type, "lexicon", rule, entry.name))
             elif rule.startswith("named-dataset"):
-                start = self._trim(doc, span.start, span.end)
-                if not self._is_generic(doc[start : span.end - 1]):
-                    candidates.append(_Candidate(start, span.end, "Dataset", "named-dataset", rule))
+                # The name, without the "dataset"/"benchmark" word that announced it.
+                start = self._trim(doc, span.start, span.end - 1)
+                if start < span.end - 1 and not self._is_generic(doc[start : span.end - 1]):
+                    candidates.append(_Candidate(start, span.end - 1, "Dataset", "named-dataset", rule))
             elif span.text not in self.lexicons.stop_acronyms:
-                candidates.append(_Candidate(span.start, span.end, span.label_, "shape", rule))
+                name = name_span(span[0]) if len(span) == 1 else span
+                candidates.append(_Candidate(name.start, name.end, span.label_, "shape", rule))
         return candidates
 
     def _from_ner(self, doc: Doc) -> list[_Candidate]:
@@ -160,7 +162,9 @@ class ConceptRecognizer:
             # An unnamed "driving dataset" is not a dataset node; "Waymo dataset" is.
             named = kind != "Dataset" or any(t.text[:1].isupper() or any(c.isdigit() for c in t.text) for t in modifiers)
             if len(modifiers) and named and not self._is_generic(modifiers):
-                candidates.append(_Candidate(start, token.i + 1, kind, "head", f"head:{token.lemma_.lower()}"))
+                # A dataset is named by its modifiers: "Waymo Open" of "Waymo Open datasets".
+                end = token.i if kind == "Dataset" else token.i + 1
+                candidates.append(_Candidate(start, end, kind, "head", f"head:{token.lemma_.lower()}"))
         return candidates
 
     def _coined(self, doc: Doc) -> list[_Candidate]:
@@ -220,7 +224,8 @@ class ConceptRecognizer:
         """Names listed before "... datasets" are datasets too ("the Replica, TUM and Waymo Open datasets")."""
         by_end = {c.end: c for c in chosen}
         for candidate in chosen:
-            if candidate.type != "Dataset" or doc[candidate.end - 1].lower_ not in _DATASET_WORDS:
+            announced = candidate.end < len(doc) and doc[candidate.end].lower_ in _DATASET_WORDS
+            if candidate.type != "Dataset" or not announced:
                 continue
             i = candidate.start
             while i >= 1 and doc[i - 1].lower_ in {",", "and", "or"}:

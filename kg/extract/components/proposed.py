@@ -19,7 +19,7 @@ from spacy.tokens import Doc, Span, Token
 
 from kg.extract.spans import ConceptSpan
 
-__all__ = ["ProposedMarker", "introduced_names", "is_name_like"]
+__all__ = ["ProposedMarker", "introduced_names", "is_name_like", "name_span"]
 
 INTRODUCING_VERBS = {"propose", "introduce", "present", "develop", "design", "build", "create", "construct", "release", "curate", "collect", "contribute"}
 NAMING_VERBS = {"dub", "call", "name", "term", "coin"}
@@ -52,7 +52,7 @@ def _type_hint(root: Token) -> str:
     return "Dataset" if any(t.lemma_.lower() in DATASET_HEADS for t in heads) else "Method"
 
 
-def _name_span(token: Token) -> Span:
+def name_span(token: Token) -> Span:
     """The name with any hyphen-joined parts ("SC-OmniGS", "GPT-4")."""
     doc = token.doc
     start, end = token.i, token.i + 1
@@ -71,17 +71,17 @@ def introduced_names(doc: Doc) -> list[tuple[Span, str, str]]:
         if lemma in INTRODUCING_VERBS and any(c.dep_ == "nsubj" and c.lower_ == "we" for c in verb.children):
             for obj in (c for c in verb.children if c.dep_ in {"dobj", "attr"}):
                 for name in _name_tokens(obj):
-                    found.setdefault(name.i, (_name_span(name), _type_hint(obj), "we-propose"))
+                    found.setdefault(name.i, (name_span(name), _type_hint(obj), "we-propose"))
         elif lemma in NAMING_VERBS and verb.tag_ in {"VBN", "VBD", "VBZ", "VBP"}:
             for name in (t for c in verb.children if c.dep_ in {"oprd", "dobj", "attr", "xcomp"} for t in c.subtree):
                 if is_name_like(name):
-                    found.setdefault(name.i, (_name_span(name), "Method", "dubbed"))
+                    found.setdefault(name.i, (name_span(name), "Method", "dubbed"))
     for token in doc:
         appositions = [c for c in token.children if c.dep_ == "appos"]
         for appos in appositions:
             new = any(c.lower_ in NEW_WORDS for c in appos.children)
             if new and is_name_like(token):
-                found.setdefault(token.i, (_name_span(token), _type_hint(appos), "name-a-novel"))
+                found.setdefault(token.i, (name_span(token), _type_hint(appos), "name-a-novel"))
     return sorted(found.values(), key=lambda item: item[0].start)
 
 
