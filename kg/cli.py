@@ -137,6 +137,59 @@ def extract(paths: tuple[Path, ...], out: Path | None, corpus_format: str, quiet
         click.echo(f"Wrote extractions to {out}", err=True)
 
 
+@cli.command(name="eval")
+@click.option("--benchmarks", type=click.Path(path_type=Path, file_okay=False), default=None, help="Folder holding scierc/ and csabstruct/ (default: ../shared/benchmarks beside the repository).")
+@click.option("--devset", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Hand-checked dev set (default: tests/data/devset.jsonl).")
+@click.option("--only", type=click.Choice(["scierc", "claims", "devset"]), multiple=True, help="Run only these benchmarks (repeatable).")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
+def evaluate(benchmarks: Path | None, devset: Path | None, only: tuple[str, ...], fmt: str) -> None:
+    """Score the extractor: SciERC test entities and relations, CSAbstruct test
+    claim sentences (deduplicated) and the hand-checked dev set of the corpus.
+
+    All figures are strict precision / recall / F1 in percent.
+    """
+    from kg.extract.evaluation import DEVSET, evaluate_claims, evaluate_devset, evaluate_scierc
+    from kg.extract.pipeline import build_nlp
+
+    wanted = set(only) or {"scierc", "claims", "devset"}
+    nlp = build_nlp()
+    rows = []
+    if "scierc" in wanted:
+        rows += evaluate_scierc(nlp, benchmarks)
+    if "claims" in wanted:
+        rows += evaluate_claims(benchmarks)
+    if "devset" in wanted:
+        path = devset or DEVSET
+        if not path.is_file():
+            raise KgError(f"{path}: no dev set here; run from the repository root or pass --devset")
+        rows += evaluate_devset(nlp, path)
+    header = ["benchmark", "measure", "label", "P", "R", "F1", "gold", "predicted", "correct"]
+    table = [
+        [r.benchmark, r.measure, r.label, f"{100 * r.score.precision:.1f}", f"{100 * r.score.recall:.1f}", f"{100 * r.score.f1:.1f}", r.score.gold, r.score.predicted, r.score.correct]
+        for r in rows
+    ]
+    click.echo(_tabular(header, table, fmt), nl=False)
+
+
+def _tabular(header: list[str], rows: list[list], fmt: str) -> str:
+    """Rows as an aligned table, CSV or a JSON list of objects."""
+    import csv
+    import io
+    import json
+
+    if fmt == "json":
+        return json.dumps([dict(zip(header, row)) for row in rows], indent=2) + "\n"
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+        return buffer.getvalue()
+    from tabulate import tabulate
+
+    return tabulate(rows, headers=header, tablefmt="simple", disable_numparse=True) + "\n"
+
+
 @cli.command()
 @click.argument("sparql", required=False)
 @click.option("-f", "--file", "query_file", help="Read the query from a .rq file, or name a library query.")

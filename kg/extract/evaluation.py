@@ -14,7 +14,9 @@ Every figure is strict precision / recall / F1 (:mod:`kg.extract.scoring`):
   type), concepts per paper by label, proposed concepts, claims (a predicted
   sentence matches a gold one that it overlaps by at least half) and
   relations per paper by labels. Labels are compared by their folded words,
-  with the lexicon's aliases mapped to their names.
+  with the lexicon's aliases mapped to their names, and a predicted label
+  that is the surface form of a gold concept of the same abstract (an
+  acronym whose long form is the gold label) counted as that concept.
 """
 
 from __future__ import annotations
@@ -84,6 +86,9 @@ def evaluate_devset(nlp: Language, path: Path = DEVSET) -> list[EvalRow]:
     docs = nlp.pipe(r["abstract"] for r in records)
     for record, doc in zip(records, docs):
         doc_id = f"{record['source']}#{record['index']}"
+        # A predicted label that is the surface form of a gold concept (an acronym
+        # for a gold long form, say) names that concept: compare it as that label.
+        surface = {key(c["text"]): key(c["label"]) for c in record["concepts"]}
         for c in record["concepts"]:
             gold["mentions"].add((doc_id, c["start"], c["end"], c["type"]))
             gold["labels"].add((doc_id, key(c["label"]), c["type"]))
@@ -92,14 +97,17 @@ def evaluate_devset(nlp: Language, path: Path = DEVSET) -> list[EvalRow]:
         gold["claims"] |= {(doc_id, c["start"], c["end"]) for c in record["claims"]}
         gold["relations"] |= {(doc_id, key(r["head"]), key(r["tail"]), r["type"]) for r in record["relations"]}
         concepts = [ConceptSpan(*c) for c in doc._.kg_concepts or []]
+        def label_key(label: str) -> str:
+            return surface.get(key(label), key(label))
+
         for c in concepts:
             pred["mentions"].add((doc_id, c.start, c.end, c.type))
-            pred["labels"].add((doc_id, key(c.label), c.type))
+            pred["labels"].add((doc_id, label_key(c.label), c.type))
             if c.proposed:
-                pred["proposed"].add((doc_id, key(c.label), "proposed"))
+                pred["proposed"].add((doc_id, label_key(c.label), "proposed"))
         predicted_claims += [(doc_id, c.start, c.end) for c in (ClaimSpan(*t) for t in doc._.kg_claims or [])]
         for r in (RelationSpan(*t) for t in doc._.kg_relations or []):
-            pred["relations"].add((doc_id, key(concepts[r.head].label), key(concepts[r.tail].label), r.relation))
+            pred["relations"].add((doc_id, label_key(concepts[r.head].label), label_key(concepts[r.tail].label), r.relation))
     rows = _rows("dev set", "concept mentions", score_entities(gold["mentions"], pred["mentions"]))
     rows += _rows("dev set", "concepts by label", score_entities(gold["labels"], pred["labels"]))
     rows.append(EvalRow("dev set", "proposed concepts", "all", prf(gold["proposed"], pred["proposed"])))

@@ -46,6 +46,7 @@ NER_TYPES = {"Method": "Method", "Task": "Task", "Metric": "Metric", "Material":
 _PRIORITY = {"lexicon": 0, "coined": 1, "named-dataset": 1, "ner": 2, "head": 3, "shape": 4}
 _CONFIDENCE = {"lexicon": 0.95, "coined": 0.9, "named-dataset": 0.85, "acronym": 0.8, "ner": 0.7, "head": 0.6, "shape": 0.5}
 _DATASET_WORDS = {"dataset", "datasets", "benchmark", "benchmarks"}
+_DATA_NOUNS = {"data", "samples", "examples", "corpora"}
 
 
 @dataclass
@@ -99,11 +100,16 @@ class ConceptRecognizer:
             rule = span.id_ or span.label_
             if rule.startswith("lexicon:"):
                 entry = self.known[rule[len("lexicon:") :]]
+                if entry.name.islower() and span.end < len(doc) and doc[span.end].lower_ in _DATA_NOUNS:
+                    continue  # "fine-tuning data" is about data, not the technique
                 candidates.append(_Candidate(span.start, span.end, entry.type, "lexicon", rule, entry.name))
             elif rule.startswith("named-dataset"):
                 # The name, without the "dataset"/"benchmark" word that announced it.
                 start = self._trim(doc, span.start, span.end - 1)
-                if start < span.end - 1 and not self._is_generic(doc[start : span.end - 1]):
+                name = doc[start : span.end - 1]
+                # A capital only at the sentence start is not a name ("Supervised learning datasets").
+                named = any(t.pos_ == "PROPN" or (t.text[:1].isupper() and not t.is_sent_start) or any(c.isdigit() for c in t.text) for t in name)
+                if len(name) and named and not self._is_generic(name):
                     candidates.append(_Candidate(start, span.end - 1, "Dataset", "named-dataset", rule))
             elif span.text not in self.lexicons.stop_acronyms:
                 name = name_span(span[0]) if len(span) == 1 else span

@@ -33,16 +33,32 @@ def is_name_like(token: Token) -> bool:
     return bool(_NAME_SHAPE.search(token.text)) and any(c.isalpha() for c in token.text)
 
 
-def _name_tokens(root: Token) -> list[Token]:
-    """Name-like tokens of the phrase headed by ``root``, not inside its clauses."""
-    names = []
+def _capitalised(token: Token) -> bool:
+    return token.text[:1].isupper() and not token.is_sent_start and token.pos_ in {"PROPN", "NOUN", "ADJ"}
+
+
+def _name_tokens(root: Token) -> list[Span]:
+    """Names in the phrase headed by ``root`` (not inside its clauses): coined
+    tokens ("LoRA3D") and runs of capitalised words ("Data Maps")."""
+    tokens = []
     stack = [root]
     while stack:
         token = stack.pop()
-        if is_name_like(token):
-            names.append(token)
-        stack.extend(c for c in token.children if c.dep_ not in {"relcl", "acl", "advcl", "prep", "ccomp"})
-    return sorted(names, key=lambda t: t.i)
+        tokens.append(token)
+        stack.extend(c for c in token.children if c.dep_ not in {"relcl", "acl", "advcl", "ccomp"} and not (c.dep_ == "prep" and c.lower_ != "as"))
+    names, run = [], []
+    for token in sorted(tokens, key=lambda t: t.i) + [None]:
+        if token is not None and _capitalised(token) and (not run or token.i == run[-1].i + 1):
+            run.append(token)
+            continue
+        if len(run) > 1:
+            names.append(run[0].doc[run[0].i : run[-1].i + 1])
+        elif run and is_name_like(run[0]):
+            names.append(name_span(run[0]))
+        run = [token] if token is not None and _capitalised(token) else []
+        if token is not None and not run and is_name_like(token):
+            names.append(name_span(token))
+    return names
 
 
 def _type_hint(root: Token) -> str:
@@ -71,7 +87,7 @@ def introduced_names(doc: Doc) -> list[tuple[Span, str, str]]:
         if lemma in INTRODUCING_VERBS and any(c.dep_ == "nsubj" and c.lower_ == "we" for c in verb.children):
             for obj in (c for c in verb.children if c.dep_ in {"dobj", "attr"}):
                 for name in _name_tokens(obj):
-                    found.setdefault(name.i, (name_span(name), _type_hint(obj), "we-propose"))
+                    found.setdefault(name.start, (name, _type_hint(obj), "we-propose"))
         elif lemma in NAMING_VERBS and verb.tag_ in {"VBN", "VBD", "VBZ", "VBP"}:
             for name in (t for c in verb.children if c.dep_ in {"oprd", "dobj", "attr", "xcomp"} for t in c.subtree):
                 if is_name_like(name):

@@ -42,7 +42,7 @@ class RelationFinder:
         for token in sentence:
             if token.lemma_.lower() in SELF_REFERENCES and any(c.lower_ in {"our", "this", "the proposed"} for c in token.children):
                 return token
-            if token.lower_ == "we" and token.dep_ == "nsubj":
+            if token.lower_ in {"we", "it"} and token.dep_ in {"nsubj", "nsubjpass"}:
                 return token
         return None
 

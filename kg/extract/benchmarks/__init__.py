@@ -1,0 +1,1 @@
+"""Loaders for the public benchmarks kg is trained and measured on."""
