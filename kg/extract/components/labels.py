@@ -17,20 +17,35 @@ from spacy.tokens import Span, Token
 __all__ = ["canonical_label", "is_plain_phrase", "singular"]
 
 _PLURAL_ACRONYM = re.compile(r"^[A-Z][A-Z0-9\-]*[A-Z0-9]s$")
+_ACRONYM = re.compile(r"^[A-Z][A-Z0-9]+s?$")
+_BRITISH_IZATION = re.compile(r"(?<=[a-z])isation(?=s?\b)")
 
 
 def is_plain_phrase(text: str) -> bool:
     """True when no word has a capital past its first letter ("Large Language
     Models", "out-of-distribution"), false for coined names ("HYPerspherical")."""
-    return all(part[1:] == part[1:].lower() for word in text.split() for part in word.split("-") if part)
+    words = [w for w in text.split() if not _ACRONYM.match(w)]  # "OOD" is a short form, not a coined name
+    return all(part[1:] == part[1:].lower() for word in words for part in word.split("-") if part)
 
 
 def singular(token: Token) -> str:
     if _PLURAL_ACRONYM.match(token.text):
         return token.text[:-1]
-    if token.tag_ in {"NNS", "NNPS"} and token.text.islower() and token.lemma_:
-        return token.lemma_
+    if token.tag_ in {"NNS", "NNPS"} and token.text[1:].islower():
+        lemma = token.lemma_.lower() if token.lemma_.lower() != token.lower_ else _plural_to_singular(token.lower_)
+        return lemma[:1].upper() + lemma[1:] if token.text[:1].isupper() else lemma
     return token.text
+
+
+def _plural_to_singular(word: str) -> str:
+    """English plural rules for words the lemmatizer leaves alone (proper nouns: "Models")."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "ches", "shes", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
 
 
 def _is_title_word(word: str) -> bool:
@@ -44,8 +59,10 @@ def _lower_ordinary_capitals(label: str) -> str:
     keeps its capitals."""
     words = label.split(" ")
     titled = [_is_title_word(w) for w in words]
-    if all(titled):
-        return label.lower()
+    # Upper-case short forms ("OOD Detection") neither start nor break a title-cased phrase.
+    ordinary = [t for w, t in zip(words, titled) if not (w.isupper() and len(w) > 1)]
+    if ordinary and all(ordinary):
+        return " ".join(w.lower() if t else w for w, t in zip(words, titled))
     first = words[0]
     capitalised = titled[0] or (first[:1].isupper() and first[1:] == first[1:].lower())
     if capitalised and not any(titled[1:]):
@@ -74,6 +91,11 @@ def canonical_label(span: Span, expansions: dict[str, str] | None = None) -> str
     for position, token in enumerate(tokens):
         is_last = position == len(tokens) - 1
         text = singular(token) if is_last else token.text
-        parts.append(expansions.get(text, text) + (token.whitespace_ if not is_last else ""))
+        if not all_plain:
+            text = expansions.get(text, text)
+        parts.append(text + (token.whitespace_ if not is_last else ""))
     label = re.sub(r"\s+", " ", "".join(parts)).strip()
-    return _lower_ordinary_capitals(label) if all_plain else label
+    if not all_plain:
+        return label
+    label = _BRITISH_IZATION.sub("ization", _lower_ordinary_capitals(label))
+    return " ".join(expansions.get(word, word) for word in label.split(" "))
