@@ -83,6 +83,13 @@ class ConceptRecognizer:
     def _is_generic(self, tokens) -> bool:
         return all(t.lower_ in self.lexicons.generic_words or t.lemma_.lower() in self.lexicons.generic_words or t.is_punct or t.like_num or t.is_stop for t in tokens)
 
+    def _names_something(self, token: Token) -> bool:
+        """Could this token be (part of) a dataset's name? Not a capital that only
+        starts a sentence ("Supervised learning datasets"), nor "OOD" in "OOD datasets"."""
+        if token.text in self.lexicons.stop_acronyms:
+            return False
+        return token.pos_ == "PROPN" or (token.text[:1].isupper() and not token.is_sent_start) or any(c.isdigit() for c in token.text)
+
     def _trim(self, doc: Doc, start: int, end: int) -> int:
         """Skip leading determiners, possessives, generic adjectives and punctuation."""
         while start < end - 1:
@@ -108,7 +115,7 @@ class ConceptRecognizer:
                 start = self._trim(doc, span.start, span.end - 1)
                 name = doc[start : span.end - 1]
                 # A capital only at the sentence start is not a name ("Supervised learning datasets").
-                named = any(t.pos_ == "PROPN" or (t.text[:1].isupper() and not t.is_sent_start) or any(c.isdigit() for c in t.text) for t in name)
+                named = any(self._names_something(t) for t in name)
                 if len(name) and named and not self._is_generic(name):
                     candidates.append(_Candidate(start, span.end - 1, "Dataset", "named-dataset", rule))
             elif span.text not in self.lexicons.stop_acronyms:
@@ -166,7 +173,7 @@ class ConceptRecognizer:
             start = self._trim(doc, self._phrase_start(token), token.i + 1)
             modifiers = doc[start : token.i]
             # An unnamed "driving dataset" is not a dataset node; "Waymo dataset" is.
-            named = kind != "Dataset" or any(t.text[:1].isupper() or any(c.isdigit() for c in t.text) for t in modifiers)
+            named = kind != "Dataset" or any(self._names_something(t) for t in modifiers)
             if len(modifiers) and named and not self._is_generic(modifiers):
                 # A dataset is named by its modifiers: "Waymo Open" of "Waymo Open datasets".
                 end = token.i if kind == "Dataset" else token.i + 1
