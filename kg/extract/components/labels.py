@@ -86,7 +86,7 @@ def canonical_label(span: Span, expansions: dict[str, str] | None = None) -> str
         tokens.append(token)
     if not tokens:
         return span.text
-    all_plain = is_plain_phrase(" ".join(t.text for t in tokens))
+    all_plain = is_plain_phrase("".join(t.text_with_ws for t in tokens))
     parts = []
     for position, token in enumerate(tokens):
         is_last = position == len(tokens) - 1

@@ -88,6 +88,11 @@ def introduced_names(doc: Doc) -> list[tuple[Span, str, str]]:
             for obj in (c for c in verb.children if c.dep_ in {"dobj", "attr"}):
                 for name in _name_tokens(obj):
                     found.setdefault(name.start, (name, _type_hint(obj), "we-propose"))
+                # "a solution for X, LM-Infinite, which ...": a name in apposition deeper in the phrase.
+                for token in obj.subtree:
+                    if token.dep_ == "appos" and is_name_like(token):
+                        name = name_span(token)
+                        found.setdefault(name.start, (name, _type_hint(obj), "we-propose"))
         elif lemma in NAMING_VERBS and verb.tag_ in {"VBN", "VBD", "VBZ", "VBP"}:
             for name in (t for c in verb.children if c.dep_ in {"oprd", "dobj", "attr", "xcomp"} for t in c.subtree):
                 if is_name_like(name):

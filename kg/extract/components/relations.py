@@ -23,13 +23,14 @@ from __future__ import annotations
 from spacy.language import Language
 from spacy.tokens import Doc, Span, Token
 
+from kg.extract.components.proposed import INTRODUCING_VERBS
 from kg.extract.lexicons import DATA_DIR, read_jsonl
 from kg.extract.spans import ConceptSpan, RelationSpan
 
 __all__ = ["RelationFinder"]
 
 COMPONENT = "kg_relations"
-SELF_REFERENCES = {"method", "approach", "model", "framework", "system", "pipeline", "algorithm", "technique", "architecture", "solution"}
+SELF_REFERENCES = {"method", "approach", "model", "framework", "system", "pipeline", "algorithm", "technique", "architecture", "solution", "paradigm", "tool"}
 
 
 class RelationFinder:
@@ -40,8 +41,11 @@ class RelationFinder:
     def _self_reference(sentence: Span) -> Token | None:
         """A token in the sentence that stands for the paper's own method."""
         for token in sentence:
-            if token.lemma_.lower() in SELF_REFERENCES and any(c.lower_ in {"our", "this", "the proposed"} for c in token.children):
+            own_noun = token.lemma_.lower() in SELF_REFERENCES
+            if own_noun and any(c.lower_ in {"our", "this", "proposed"} for c in token.children):
                 return token
+            if own_noun and token.dep_ == "dobj" and token.head.lemma_.lower() in INTRODUCING_VERBS:
+                return token  # "we propose a simple solution for ..."
             if token.lower_ in {"we", "it"} and token.dep_ in {"nsubj", "nsubjpass"}:
                 return token
         return None

@@ -1,0 +1,76 @@
+"""Extraction speed on the shipped corpus, against the bare spaCy pipeline it builds on.
+
+Both runs, in this process and on the same 266 abstracts, use one process and
+the same batch size; the figure that matters is the ratio (our pipeline's
+words/s over the bare en_core_web_sm tagger+parser+lemmatizer's). Each
+pipeline runs ``--repeat`` times; the best run counts.
+
+    python benchmarks/extraction_speed.py            # prints a table, writes results/extraction_speed.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+from kg.corpus import read_paths
+from kg.extract.model import load_english
+from kg.extract.pipeline import build_nlp
+
+RESULTS = Path(__file__).resolve().parent / "results" / "extraction_speed.json"
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+
+
+def words_per_second(nlp, texts: list[str], batch_size: int, repeat: int) -> float:
+    words = sum(len(t.split()) for t in texts)
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _doc in nlp.pipe(texts, batch_size=batch_size):
+            pass
+        best = min(best, time.perf_counter() - start)
+    return words / best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--batch-size", type=int, default=64)
+    args = parser.parse_args()
+
+    texts = [paper.abstract for paper in read_paths([CORPUS])]
+    pipelines = {
+        "en_core_web_sm (tagger, parser, lemmatizer)": load_english(),
+        "kg rules only (no kg_ner, no kg_claims)": build_nlp(use_ner=False, use_claims=False),
+        "kg full pipeline": build_nlp(),
+    }
+    for nlp in pipelines.values():  # warm up: first calls allocate
+        list(nlp.pipe(texts[:8]))
+    speeds = {name: words_per_second(nlp, texts, args.batch_size, args.repeat) for name, nlp in pipelines.items()}
+    baseline = speeds["en_core_web_sm (tagger, parser, lemmatizer)"]
+    print(f"{len(texts)} abstracts, {sum(len(t.split()) for t in texts)} words, 1 process, batch {args.batch_size}, best of {args.repeat}")
+    for name, speed in speeds.items():
+        print(f"  {name:48} {speed:8.0f} words/s   {speed / baseline:5.2f}x the bare pipeline")
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(
+        json.dumps(
+            {
+                "abstracts": len(texts),
+                "words": sum(len(t.split()) for t in texts),
+                "words_per_second": {name: round(speed) for name, speed in speeds.items()},
+                "ratio_to_bare": {name: round(speed / baseline, 3) for name, speed in speeds.items()},
+                "cpus": os.cpu_count(),
+                "python": platform.python_version(),
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+
+
+if __name__ == "__main__":
+    main()
