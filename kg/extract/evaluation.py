@@ -41,6 +41,7 @@ CLAIM_OVERLAP = 0.5
 @dataclass(frozen=True)
 class EvalRow:
     benchmark: str
+    pipeline: str  # which extraction pipeline produced the figures
     measure: str
     label: str
     score: Score
@@ -59,9 +60,14 @@ def _label_key():
     return key
 
 
-def _rows(benchmark: str, measure: str, scores) -> list[EvalRow]:
-    rows = [EvalRow(benchmark, measure, "all", scores.overall)]
-    rows += [EvalRow(benchmark, measure, label, score) for label, score in scores.per_label.items()]
+def pipeline_name(nlp: Language) -> str:
+    return "rules + kg_ner" if nlp.has_pipe("kg_ner") else "rules"
+
+
+def _rows(benchmark: str, nlp: Language, measure: str, scores) -> list[EvalRow]:
+    name = pipeline_name(nlp)
+    rows = [EvalRow(benchmark, name, measure, "all", scores.overall)]
+    rows += [EvalRow(benchmark, name, measure, label, score) for label, score in scores.per_label.items()]
     return rows
 
 
@@ -108,13 +114,14 @@ def evaluate_devset(nlp: Language, path: Path = DEVSET) -> list[EvalRow]:
         predicted_claims += [(doc_id, c.start, c.end) for c in (ClaimSpan(*t) for t in doc._.kg_claims or [])]
         for r in (RelationSpan(*t) for t in doc._.kg_relations or []):
             pred["relations"].add((doc_id, label_key(concepts[r.head].label), label_key(concepts[r.tail].label), r.relation))
-    rows = _rows("dev set", "concept mentions", score_entities(gold["mentions"], pred["mentions"]))
-    rows += _rows("dev set", "concepts by label", score_entities(gold["labels"], pred["labels"]))
-    rows.append(EvalRow("dev set", "proposed concepts", "all", prf(gold["proposed"], pred["proposed"])))
+    name = pipeline_name(nlp)
+    rows = _rows("dev set", nlp, "concept mentions", score_entities(gold["mentions"], pred["mentions"]))
+    rows += _rows("dev set", nlp, "concepts by label", score_entities(gold["labels"], pred["labels"]))
+    rows.append(EvalRow("dev set", name, "proposed concepts", "all", prf(gold["proposed"], pred["proposed"])))
     if nlp.has_pipe("kg_claims"):
         claims = _match_claims(gold["claims"], predicted_claims)
-        rows.append(EvalRow("dev set", "claim sentences", "all", prf(gold["claims"], claims)))
-    rows += _rows("dev set", "relations by label", score_entities(gold["relations"], pred["relations"]))
+        rows.append(EvalRow("dev set", name, "claim sentences", "all", prf(gold["claims"], claims)))
+    rows += _rows("dev set", nlp, "relations by label", score_entities(gold["relations"], pred["relations"]))
     return rows
 
 
@@ -156,9 +163,9 @@ def evaluate_scierc(nlp: Language, root: Path | None = None) -> list[EvalRow]:
                 relation_pred.add((key, *ends[0], *ends[1], r.relation))
     rows = []
     if nlp.has_pipe("kg_ner"):
-        rows += _rows("SciERC test", "kg_ner entities (6 labels)", score_entities(gold_six, ner_pred))
-    rows += _rows("SciERC test", "concepts (4 types)", score_entities(gold_four, concept_pred))
-    rows += _rows("SciERC test", "relations (mapped)", score_entities(gold_relations, relation_pred))
+        rows += _rows("SciERC test", nlp, "kg_ner entities (6 labels)", score_entities(gold_six, ner_pred))
+    rows += _rows("SciERC test", nlp, "concepts (4 types)", score_entities(gold_four, concept_pred))
+    rows += _rows("SciERC test", nlp, "relations (mapped)", score_entities(gold_relations, relation_pred))
     return rows
 
 
@@ -173,4 +180,4 @@ def evaluate_claims(root: Path | None = None) -> list[EvalRow]:
         scores = classifier.score(list(abstract.sentences))
         gold |= {(abstract.doc_id, i) for i, is_claim in enumerate(abstract.claims) if is_claim}
         predicted |= {(abstract.doc_id, i) for i, score in enumerate(scores) if score >= classifier.threshold}
-    return [EvalRow("CSAbstruct test (dedup.)", "claim sentences", "all", prf(gold, predicted))]
+    return [EvalRow("CSAbstruct test (dedup.)", "kg_claims", "claim sentences", "all", prf(gold, predicted))]

@@ -53,9 +53,10 @@ class SpacyExtractor:
 
     name = "kg_spacy"
 
-    def __init__(self, nlp: Language | None = None, batch_size: int = BATCH_SIZE):
+    def __init__(self, nlp: Language | None = None, batch_size: int = BATCH_SIZE, use_ner: bool = False):
         self._nlp = nlp
         self.batch_size = batch_size
+        self.use_ner = use_ner
 
     @property
     def nlp(self) -> Language:
@@ -63,7 +64,7 @@ class SpacyExtractor:
         if self._nlp is None:
             from kg.extract.pipeline import build_nlp
 
-            self._nlp = build_nlp()
+            self._nlp = build_nlp(use_ner=self.use_ner)
         return self._nlp
 
     def extract(self, papers: Iterable[LinkedPaper]) -> Iterator[Extraction]:

@@ -8,11 +8,17 @@ source          priority  what
 lexicon         0         known names (``data/lexicon.tsv``) via the span ruler
 coined          1         names the paper introduces ("we propose X", "X, a novel ...")
 named-dataset   1         "<Name> dataset/benchmark" (``data/concept_patterns.jsonl``)
-ner             2         the SciERC-trained ``kg_ner`` (Material counts as Dataset)
 head            3         noun phrases whose head is a concept noun (``data/concept_heads.tsv``)
                           with a specific modifier: "diffusion models", "OOD detection"
 shape           4         CamelCase, digit-bearing and upper-case names (span ruler)
+ner             5         when ``kg_ner`` runs: its spans that hold a name (a coined or
+                          proper-noun token) and no other source claimed; Material
+                          counts as Dataset
 ==============  ========  ==========================================================
+
+``kg_ner`` comes last, and only with names, because that is what measured
+best on the corpus dev set: the SciERC-trained recogniser finds many phrases
+our annotators do not count as concepts (see the README's quality table).
 
 Overlaps go to the more trusted source, except that a longer candidate of the
 same type replaces the spans it contains ("Waymo Open" -> "Waymo Open
@@ -33,7 +39,7 @@ from spacy.tokens import Doc, Span, Token
 
 from kg.extract.components.acronyms import Acronym
 from kg.extract.components.labels import canonical_label, is_plain_phrase
-from kg.extract.components.proposed import introduced_names, name_span
+from kg.extract.components.proposed import introduced_names, is_name_like, name_span
 from kg.extract.lexicons import Lexicons, load_lexicons
 from kg.extract.spans import ConceptSpan
 
@@ -43,7 +49,7 @@ RULE_SPANS_KEY = "kg_rule_spans"
 COMPONENT = "kg_concepts"
 #: SciERC labels kept, and the type each becomes (OtherScientificTerm and Generic are dropped).
 NER_TYPES = {"Method": "Method", "Task": "Task", "Metric": "Metric", "Material": "Dataset"}
-_PRIORITY = {"lexicon": 0, "coined": 1, "named-dataset": 1, "ner": 2, "head": 3, "shape": 4}
+_PRIORITY = {"lexicon": 0, "coined": 1, "named-dataset": 1, "head": 3, "shape": 4, "ner": 5}
 _CONFIDENCE = {"lexicon": 0.95, "coined": 0.9, "named-dataset": 0.85, "acronym": 0.8, "ner": 0.7, "head": 0.6, "shape": 0.5}
 _DATASET_WORDS = {"dataset", "datasets", "benchmark", "benchmarks"}
 _DATA_NOUNS = {"data", "samples", "examples", "corpora"}
@@ -130,7 +136,8 @@ class ConceptRecognizer:
                 continue
             start = self._trim(doc, ent.start, ent.end)
             tokens = doc[start : ent.end]
-            if self._is_generic(tokens) or (len(tokens) == 1 and tokens[0].is_lower and tokens[0].lemma_ in self.lexicons.heads):
+            names = any(is_name_like(t) or t.pos_ == "PROPN" for t in tokens)
+            if not names or self._is_generic(tokens):
                 continue
             candidates.append(_Candidate(start, ent.end, NER_TYPES[ent.label_], "ner", f"ner:{ent.label_}"))
         return candidates
@@ -196,7 +203,7 @@ class ConceptRecognizer:
             overlapping = [a for a in accepted if a.overlaps(candidate)]
             if not overlapping:
                 accepted.append(candidate)
-            elif all(candidate.contains(a) and a.type == candidate.type and a.kind != "coined" for a in overlapping):
+            elif candidate.kind != "ner" and all(candidate.contains(a) and a.type == candidate.type and a.kind != "coined" for a in overlapping):
                 if len(overlapping) == 1 and overlapping[0].label:
                     candidate.label = overlapping[0].label  # "Waymo Open" + "dataset" keeps the known name
                 accepted = [a for a in accepted if a not in overlapping] + [candidate]
