@@ -101,3 +101,14 @@ def test_every_relation_has_its_evidence_sentence(lora3d_store):
           ?e a kg:RelationMention ; rdf:subject ?s ; rdf:predicate ?p ; rdf:object ?o ; kg:sentence ?sentence ; kg:inPaper ?paper }""")
     stated = rows(lora3d_store, "SELECT ?s ?p ?o WHERE { ?s ?p ?o FILTER(?p IN (kg:evaluatedOn, kg:usedFor, kg:uses, kg:outperforms)) }")
     assert stated and {(r["s"], r["p"], r["o"]) for r in stated} == {(r["s"], r["p"], r["o"]) for r in evidence}
+
+
+def test_ner_option_adds_the_trained_recogniser():
+    from kg.extract.pipeline import build_nlp
+    from kg.extract.spans import ConceptSpan
+
+    nlp = build_nlp(use_ner=True, use_claims=False)
+    assert nlp.pipe_names.index("kg_ner") > nlp.pipe_names.index("parser")  # it reads tags and dependencies
+    doc = nlp("We evaluate BERT on the SQuAD dataset for question answering.")
+    assert len(doc.ents) >= 1
+    assert {ConceptSpan(*c).label for c in doc._.kg_concepts} >= {"BERT", "SQuAD"}
