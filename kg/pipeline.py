@@ -11,7 +11,7 @@ from pyoxigraph import Quad
 
 from kg.corpus import read_paths
 from kg.extract import Extractor
-from kg.graph import DEFAULT_STORE, extraction_quads, paper_quads, write_store
+from kg.graph import DEFAULT_STORE, ConceptLabels, extraction_quads, paper_quads, write_store
 from kg.link import link_papers
 from kg.records import LinkedPaper
 
@@ -43,9 +43,12 @@ def graph_quads(
     tracked = progress(papers) if progress else papers
     for linked in papers if extractors else tracked:
         yield from paper_quads(linked)
+    labels = ConceptLabels()
     for number, extractor in enumerate(extractors):
         for extraction in extractor.extract(tracked if number == 0 else papers):
+            labels.add(extraction)
             yield from extraction_quads(extraction, abstracts[extraction.paper_iri])
+    yield from labels.quads()
 
 
 def build(

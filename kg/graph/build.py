@@ -6,6 +6,7 @@ inputs always give the same triples.
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 
 from pyoxigraph import Literal, NamedNode, Quad
@@ -25,7 +26,7 @@ from kg.link.identity import (
 from kg.records import CONCEPT_TYPES, RELATION_TYPES, Claim, Extraction, LinkedPaper, Mention, Relation
 from kg.vocab import BIBO, DCTERMS, FOAF, KG, PROV, RDF, RDFS, SKOS, XSD
 
-__all__ = ["paper_quads", "extraction_quads"]
+__all__ = ["paper_quads", "extraction_quads", "ConceptLabels"]
 
 
 def _int(value: int) -> Literal:
@@ -134,7 +135,6 @@ def _mention_triples(paper: NamedNode, mention: Mention, abstract: str) -> Itera
         yield paper, KG.proposes, concept
     yield paper, KG.hasMention, node
     yield concept, RDF.type, KG[mention.concept_type]
-    yield concept, SKOS.prefLabel, Literal(label)
     yield node, RDF.type, KG.Mention
     yield node, KG.mentionOf, concept
     yield node, RDFS.label, Literal(mention.text)
@@ -181,3 +181,29 @@ def extraction_quads(extraction: Extraction, abstract: str) -> Iterator[Quad]:
     ]
     for s, p, o in triples:
         yield Quad(s, p, o)
+
+
+class ConceptLabels:
+    """Collects every label and surface form each concept is mentioned by, so
+    that a concept gets exactly one ``skos:prefLabel`` (its most frequent
+    label; ties go to the first in sorted order) and the rest as ``skos:altLabel``."""
+
+    def __init__(self) -> None:
+        self.labels: dict[str, Counter] = defaultdict(Counter)
+        self.surfaces: dict[str, set[str]] = defaultdict(set)
+
+    def add(self, extraction: Extraction) -> None:
+        for mention in extraction.mentions:
+            label = mention.label or mention.text
+            iri = concept_iri(mention.concept_type, label).value
+            self.labels[iri][label] += 1
+            self.surfaces[iri].add(mention.text)
+
+    def quads(self) -> Iterator[Quad]:
+        for iri in sorted(self.labels):
+            counts = self.labels[iri]
+            preferred = min(counts, key=lambda label: (-counts[label], label))
+            concept = NamedNode(iri)
+            yield Quad(concept, SKOS.prefLabel, Literal(preferred))
+            for alternative in sorted((set(counts) | self.surfaces[iri]) - {preferred}):
+                yield Quad(concept, SKOS.altLabel, Literal(alternative))
