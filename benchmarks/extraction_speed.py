@@ -14,26 +14,15 @@ import argparse
 import json
 import os
 import platform
-import time
 from pathlib import Path
 
 from kg.corpus import read_paths
 from kg.extract.model import load_english
 from kg.extract.pipeline import build_nlp
+from kg.extract.train import measure_speed
 
 RESULTS = Path(__file__).resolve().parent / "results" / "extraction_speed.json"
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
-
-
-def words_per_second(nlp, texts: list[str], batch_size: int, repeat: int) -> float:
-    words = sum(len(t.split()) for t in texts)
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _doc in nlp.pipe(texts, batch_size=batch_size):
-            pass
-        best = min(best, time.perf_counter() - start)
-    return words / best
 
 
 def main() -> None:
@@ -48,9 +37,7 @@ def main() -> None:
         "kg default pipeline (rules + kg_claims)": build_nlp(),
         "kg with kg_ner (--ner)": build_nlp(use_ner=True),
     }
-    for nlp in pipelines.values():  # warm up: first calls allocate
-        list(nlp.pipe(texts[:8]))
-    speeds = {name: words_per_second(nlp, texts, args.batch_size, args.repeat) for name, nlp in pipelines.items()}
+    speeds = {name: measure_speed(nlp, texts, args.batch_size, args.repeat) for name, nlp in pipelines.items()}
     baseline = speeds["en_core_web_sm (tagger, parser, lemmatizer)"]
     print(f"{len(texts)} abstracts, {sum(len(t.split()) for t in texts)} words, 1 process, batch {args.batch_size}, best of {args.repeat}")
     for name, speed in speeds.items():

@@ -26,6 +26,14 @@ _STORE_OPTION = click.option(
 )
 
 
+_CORPUS_FORMAT_OPTION = click.option(
+    "--format",
+    "corpus_format",
+    type=click.Choice(["auto", "conference", "daily", "jsonl"]),
+    default="auto",
+    show_default=True,
+    help="Force one reader for every input instead of detecting it per file.",
+)
 _NER_OPTION = click.option(
     "--ner/--no-ner",
     default=False,
@@ -71,14 +79,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @_STORE_OPTION
-@click.option(
-    "--format",
-    "corpus_format",
-    type=click.Choice(["auto", "conference", "daily", "jsonl"]),
-    default="auto",
-    show_default=True,
-    help="Force one reader for every input instead of detecting it per file.",
-)
+@_CORPUS_FORMAT_OPTION
 @click.option("--extract/--no-extract", default=True, show_default=True, help="Run the spaCy extraction (concepts, claims, relations).")
 @_NER_OPTION
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
@@ -110,14 +111,7 @@ def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extra
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="Write JSON Lines here (default: standard output).")
-@click.option(
-    "--format",
-    "corpus_format",
-    type=click.Choice(["auto", "conference", "daily", "jsonl"]),
-    default="auto",
-    show_default=True,
-    help="Force one reader for every input.",
-)
+@_CORPUS_FORMAT_OPTION
 @_NER_OPTION
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def extract(paths: tuple[Path, ...], out: Path | None, corpus_format: str, ner: bool, quiet: bool) -> None:
