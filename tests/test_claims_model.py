@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from kg.errors import CorpusError, KgError
-from kg.extract.benchmarks.csabstruct import default_benchmarks_root, load_csabstruct
+from kg.extract.benchmarks import DEFAULT_ROOT
+from kg.extract.benchmarks.csabstruct import load_csabstruct
 from kg.extract.claims_model import (
     FEATURE_NAMES,
     ROLES,
@@ -23,7 +24,7 @@ METHOD = "We propose a new pruning method based on second-order information."
 RESULT = "Experiments on ImageNet show that our method outperforms the state of the art by 3%."
 
 needs_csabstruct = pytest.mark.skipif(
-    not (default_benchmarks_root() / "csabstruct" / "test.jsonl").is_file(),
+    not (DEFAULT_ROOT / "csabstruct" / "test.jsonl").is_file(),
     reason="CSAbstruct is not in ../shared/benchmarks",
 )
 

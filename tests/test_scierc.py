@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from kg.extract.benchmarks.scierc import (
-    DEFAULT_ROOT,
     LABELS,
     SciercDoc,
     SciercEntity,
@@ -16,7 +15,8 @@ from kg.extract.benchmarks.scierc import (
     to_docs,
 )
 from kg.extract.scoring import Score, doc_entities, prf, score_entities
-from kg.extract.train import NER_WEIGHTS
+from kg.extract.benchmarks import DEFAULT_ROOT
+from kg.extract.pipeline import NER_WEIGHTS
 
 needs_scierc = pytest.mark.skipif(
     not (DEFAULT_ROOT / "scierc" / "test.jsonl").is_file(), reason="SciERC not in ../shared/benchmarks"

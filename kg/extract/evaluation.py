@@ -28,6 +28,7 @@ from pathlib import Path
 from spacy.language import Language
 
 from kg.extract.lexicons import load_lexicons
+from kg.extract.pipeline import CLAIMS_WEIGHTS, NER_COMPONENT
 from kg.extract.scoring import Score, prf, score_entities
 from kg.extract.spans import ClaimSpan, ConceptSpan, RelationSpan
 from kg.text import match_key
@@ -61,7 +62,7 @@ def _label_key():
 
 
 def pipeline_name(nlp: Language) -> str:
-    return "rules + kg_ner" if nlp.has_pipe("kg_ner") else "rules"
+    return f"rules + {NER_COMPONENT}" if nlp.has_pipe(NER_COMPONENT) else "rules"
 
 
 def _rows(benchmark: str, nlp: Language, measure: str, scores) -> list[EvalRow]:
@@ -162,7 +163,7 @@ def evaluate_scierc(nlp: Language, root: Path | None = None) -> list[EvalRow]:
             if r.relation != "uses":
                 relation_pred.add((key, *ends[0], *ends[1], r.relation))
     rows = []
-    if nlp.has_pipe("kg_ner"):
+    if nlp.has_pipe(NER_COMPONENT):
         rows += _rows("SciERC test", nlp, "kg_ner entities (6 labels)", score_entities(gold_six, ner_pred))
     rows += _rows("SciERC test", nlp, "concepts (4 types)", score_entities(gold_four, concept_pred))
     rows += _rows("SciERC test", nlp, "relations (mapped)", score_entities(gold_relations, relation_pred))
@@ -172,7 +173,6 @@ def evaluate_scierc(nlp: Language, root: Path | None = None) -> list[EvalRow]:
 def evaluate_claims(root: Path | None = None) -> list[EvalRow]:
     from kg.extract.benchmarks.csabstruct import load_csabstruct
     from kg.extract.claims_model import ClaimClassifier
-    from kg.extract.pipeline import CLAIMS_WEIGHTS
 
     classifier = ClaimClassifier.load(CLAIMS_WEIGHTS)
     gold, predicted = set(), set()

@@ -23,15 +23,16 @@ from pathlib import Path
 from spacy.language import Language
 
 import kg.extract.components  # noqa: F401  (registers the kg_* factories)
+from kg.extract.claims_model import DEFAULT_WEIGHTS as CLAIMS_WEIGHTS
 from kg.extract.components.concepts import RULE_SPANS_KEY
 from kg.extract.lexicons import DATA_DIR, load_lexicons, read_jsonl
 from kg.extract.model import load_english
 
-__all__ = ["build_nlp", "pipeline_version", "NER_WEIGHTS", "CLAIMS_WEIGHTS"]
+__all__ = ["build_nlp", "pipeline_version", "NER_COMPONENT", "NER_WEIGHTS", "CLAIMS_WEIGHTS"]
 
-WEIGHTS_DIR = Path(__file__).with_name("weights")
-NER_WEIGHTS = WEIGHTS_DIR / "scierc_ner"
-CLAIMS_WEIGHTS = WEIGHTS_DIR / "claims"
+NER_WEIGHTS = Path(__file__).with_name("weights") / "scierc_ner"
+#: The name the SciERC-trained recogniser takes inside the pipeline.
+NER_COMPONENT = "kg_ner"
 
 
 def _ruler_patterns(nlp: Language) -> list[dict]:
@@ -58,7 +59,7 @@ def build_nlp(use_ner: bool = False, use_claims: bool = True) -> Language:
         import spacy
 
         trained = spacy.load(NER_WEIGHTS)
-        nlp.add_pipe("ner", name="kg_ner", source=trained)
+        nlp.add_pipe("ner", name=NER_COMPONENT, source=trained)
     nlp.add_pipe("kg_acronyms")
     ruler = nlp.add_pipe("span_ruler", name="kg_concept_rules", config={"spans_key": RULE_SPANS_KEY, "validate": True})
     ruler.add_patterns(_ruler_patterns(nlp))

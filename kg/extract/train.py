@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kg.extract.model import load_english
+from kg.extract.pipeline import NER_COMPONENT, NER_WEIGHTS
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -81,10 +82,7 @@ __all__ = [
 
 HERE = Path(__file__).resolve().parent
 NER_CONFIG = HERE / "configs" / "ner.cfg"
-NER_WEIGHTS = HERE / "weights" / "scierc_ner"
 CORPUS = HERE.parents[1] / "corpus"
-#: The name the concept recogniser takes inside the English pipeline.
-NER_COMPONENT = "kg_scierc_ner"
 
 #: Trainer name -> "module:function"; each function is called with no arguments
 #: and writes its shipped weights.

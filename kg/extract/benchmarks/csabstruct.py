@@ -15,12 +15,12 @@ dropped.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from kg.errors import CorpusError
+from kg.extract.benchmarks import benchmark_rows
 
 __all__ = [
     "CLAIM_LABEL",
@@ -28,7 +28,6 @@ __all__ = [
     "SPLITS",
     "CsAbstract",
     "CsAbstructSplit",
-    "default_benchmarks_root",
     "load_csabstruct",
     "normalise_abstract",
 ]
@@ -74,39 +73,15 @@ class CsAbstructSplit:
         return iter(self.abstracts)
 
 
-def default_benchmarks_root() -> Path:
-    """``shared/benchmarks`` beside the repository: the parent of the folder
-    holding ``pyproject.toml``."""
-    here = Path(__file__).resolve()
-    for folder in here.parents:
-        if (folder / "pyproject.toml").is_file():
-            return folder.parent / "shared" / "benchmarks"
-    raise CorpusError(
-        f"cannot find the repository root (a folder with pyproject.toml) above {here}; "
-        "pass root=PATH to the folder holding csabstruct/"
-    )
-
-
 def normalise_abstract(sentences: tuple[str, ...] | list[str]) -> str:
     """The text used to match duplicates: case-folded, whitespace collapsed."""
     return re.sub(r"\s+", " ", " ".join(sentences)).strip().casefold()
 
 
-def _read(split: str, root: Path) -> tuple[CsAbstract, ...]:
-    path = root / "csabstruct" / f"{split}.jsonl"
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise CorpusError(
-            f"cannot read CSAbstruct {split} split at {path}: {exc.strerror}; "
-            "pass root=PATH to the folder holding csabstruct/"
-        ) from exc
+def _read(split: str, root: Path | None) -> tuple[CsAbstract, ...]:
     abstracts = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for path, number, row in benchmark_rows(root, "csabstruct", split):
         try:
-            row = json.loads(line)
             abstract = CsAbstract(
                 doc_id=str(row["doc_id"]),
                 sentences=tuple(row["sentences"]),
@@ -136,7 +111,6 @@ def load_csabstruct(
     """
     if split not in SPLITS:
         raise CorpusError(f"unknown CSAbstruct split {split!r}; use one of {', '.join(SPLITS)}")
-    root = Path(root) if root is not None else default_benchmarks_root()
     abstracts = _read(split, root)
     if not (deduplicate and split == "test"):
         return CsAbstructSplit(split, abstracts)

@@ -23,20 +23,19 @@ handles both and counts them (:class:`ConversionStats`):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kg.errors import CorpusError
+from kg.extract.benchmarks import benchmark_rows
 
 if TYPE_CHECKING:  # spaCy stays out of import time
     from spacy.language import Language
     from spacy.tokens import Doc
 
 __all__ = [
-    "DEFAULT_ROOT",
     "LABELS",
     "SPLITS",
     "ConversionStats",
@@ -52,8 +51,6 @@ __all__ = [
 SPLITS = ("train", "dev", "test")
 LABELS = ("Method", "OtherScientificTerm", "Generic", "Task", "Material", "Metric")
 
-#: ``shared/benchmarks`` beside the repository (``../shared/benchmarks`` from its root).
-DEFAULT_ROOT = Path(__file__).resolve().parents[3].parent / "shared" / "benchmarks"
 
 # PTB escapes and their natural forms.
 _PTB = {
@@ -174,21 +171,10 @@ def load_scierc(split: str, root: str | Path | None = None) -> list[SciercDoc]:
     """
     if split not in SPLITS:
         raise CorpusError(f"unknown SciERC split {split!r}; use one of {', '.join(SPLITS)}")
-    root = Path(root) if root is not None else DEFAULT_ROOT
-    path = root / "scierc" / f"{split}.jsonl"
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise CorpusError(
-            f"cannot read SciERC {split} split at {path}: {exc.strerror}; "
-            "pass root=PATH to the folder holding scierc/"
-        ) from exc
     docs = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for path, number, row in benchmark_rows(root, "scierc", split):
         try:
-            docs.append(_parse(json.loads(line)))
+            docs.append(_parse(row))
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             raise CorpusError(f"{path}:{number}: not a SciERC record ({exc!r})") from exc
     return docs
