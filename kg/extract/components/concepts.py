@@ -209,7 +209,7 @@ class ConceptRecognizer:
                 accepted = [a for a in accepted if a not in overlapping] + [candidate]
         return sorted(accepted, key=lambda c: c.start)
 
-    def _link_acronyms(self, doc: Doc, chosen: list[_Candidate], acronyms: list[Acronym]) -> list[_Candidate]:
+    def _link_acronyms(self, doc: Doc, chosen: list[_Candidate], acronyms: list[Acronym], expansions: dict[str, str]) -> list[_Candidate]:
         """Give a short form and its long form one concept, and add every bare use of the short form."""
         for acronym in acronyms:
             short = doc.char_span(acronym.short_start, acronym.short_end, alignment_mode="expand")
@@ -226,7 +226,7 @@ class ConceptRecognizer:
                 chosen.append(_Candidate(long.start, long.end, short_c.type, "coined" if short_c.kind == "coined" else "lexicon", "acronym:long-form", short_c.label))
             trusted_short = short_c is not None and (short_c.kind in {"lexicon", "coined"} or long_c is None)
             source = short_c if trusted_short else long_c
-            label = source.label or self._label(doc[source.start : source.end], acronyms)
+            label = source.label or self._label(doc[source.start : source.end], expansions)
             if long_c is not None and short_c is not None and short_c.kind not in {"lexicon", "coined"}:
                 short_c.type, short_c.label = long_c.type, label
             if long_c is not None:
@@ -267,24 +267,26 @@ class ConceptRecognizer:
         for acronym in acronyms:
             long = doc.char_span(acronym.long_start, acronym.long_end, alignment_mode="expand")
             if long is not None and is_plain_phrase(acronym.long):
-                expansions[acronym.short] = canonical_label(long)
-                expansions.setdefault(acronym.short.rstrip("s"), canonical_label(long))
+                label = canonical_label(long)
+                expansions[acronym.short] = label
+                expansions.setdefault(acronym.short.rstrip("s"), label)
         return expansions
 
-    def _label(self, span: Span, acronyms: list[Acronym]) -> str:
+    def _label(self, span: Span, expansions: dict[str, str]) -> str:
         if span.text in self.known:
             return self.known[span.text].name
-        return canonical_label(span, self._expansions(span.doc, acronyms))
+        return canonical_label(span, expansions)
 
     def __call__(self, doc: Doc) -> Doc:
         acronyms = [Acronym(*a) for a in doc._.kg_acronyms or []]
         candidates = self._from_rules(doc) + self._from_ner(doc) + self._from_heads(doc) + self._coined(doc)
-        chosen = self._link_acronyms(doc, self._resolve(candidates), acronyms)
+        expansions = self._expansions(doc, acronyms)  # once per doc, not once per label
+        chosen = self._link_acronyms(doc, self._resolve(candidates), acronyms, expansions)
         self._coordinate_datasets(doc, chosen)
         concepts = []
         for c in chosen:
             span = doc[c.start : c.end]
-            label = c.label or self._label(span, acronyms)
+            label = c.label or self._label(span, expansions)
             confidence = _CONFIDENCE["acronym" if c.rule.startswith("acronym") else c.kind]
             concepts.append(ConceptSpan(span.start_char, span.end_char, c.type, label, confidence, f"{COMPONENT}#{c.rule}"))
         doc._.kg_concepts = concepts
