@@ -5,6 +5,8 @@ The pipeline, one sub-package per stage::
     corpus/   read listings and JSON Lines        -> Paper records
     link/     merge duplicates, mint stable IRIs  -> LinkedPaper records
     extract/  spaCy: concepts, claims, evidence   -> Extraction records
+    link/     concepts merged across the corpus,  -> Concept, BroaderLink records
+              each merge explained; hierarchy
     graph/    records -> RDF, the Oxigraph store
     query/    SPARQL with bound parameters, the named query library
     export/   Turtle, N-Triples, JSON-LD

@@ -238,6 +238,57 @@ def _split_param(text: str) -> tuple[str, str]:
 
 
 @cli.command()
+@click.argument("name")
+@click.option("--type", "concept_type", type=click.Choice(["Method", "Dataset", "Task", "Metric"]), default=None, help="Only concepts of this type.")
+@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, help="Papers to list per concept (0: all).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@_STORE_OPTION
+def concept(name: str, concept_type: str | None, limit: int, fmt: str, store: Path | None) -> None:
+    """Show what the graph knows about a concept, found by any of its names.
+
+    Prints its preferred label, type, other labels, Wikidata link, broader and
+    narrower concepts, the papers that mention it (with a sentence each) and,
+    for every way the corpus writes it, why that spelling was merged into it.
+    NAME is matched case-insensitively against preferred and alternative
+    labels; an unknown NAME lists close matches and exits with code 2.
+    """
+    import dataclasses
+    import json
+
+    from kg.graph import open_store
+    from kg.query.concepts import describe_concepts
+
+    reports = describe_concepts(open_store(_store_path(store)), name, concept_type)
+    if fmt == "json":
+        click.echo(json.dumps([dataclasses.asdict(r) for r in reports], indent=2, ensure_ascii=False))
+        return
+    click.echo("\n\n".join(_concept_text(r, limit) for r in reports))
+
+
+def _concept_text(report, limit: int) -> str:
+    proposing = sum(p.proposed for p in report.papers)
+    lines = [f"{report.pref_label}  ({report.type})  <{report.iri}>"]
+    if report.exact_match:
+        lines.append(f"  same as: <{report.exact_match}>")
+    if report.alt_labels:
+        lines.append("  also: " + "; ".join(report.alt_labels))
+    lines.append(f"  mentioned by {len(report.papers)} paper{'s' if len(report.papers) != 1 else ''}" + (f", proposed by {proposing}" if proposing else ""))
+    for related in report.hierarchy:
+        lines.append(f"  {related.direction}: {related.label}  [{related.rules}]")
+    lines.append("  forms, and why each is this concept:")
+    for form in report.forms:
+        lines.append(f"    {form.text!r} x{form.mentions}: {form.rules}" + (f" ({form.notes})" if form.notes else ""))
+    lines.append("  papers:")
+    shown = report.papers if limit == 0 else report.papers[:limit]
+    for paper in shown:
+        lines.append(f"    {'[proposes] ' if paper.proposed else ''}{paper.label}  <{paper.iri}>")
+        lines.append(f"      \"{paper.evidence}\"")
+    if len(shown) < len(report.papers):
+        lines.append(f"    ... and {len(report.papers) - len(shown)} more (--limit 0 shows all)")
+    return "\n".join(lines)
+
+
+@cli.command()
 @click.option("--format", "fmt", type=click.Choice(["ttl", "nt", "jsonld"]), default="ttl", show_default=True)
 @click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="Output file (default: exports/kg.FORMAT).")
 @_STORE_OPTION

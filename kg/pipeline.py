@@ -1,4 +1,4 @@
-"""The build, stage by stage: read -> link -> extract -> graph -> store."""
+"""The build, stage by stage: read -> link papers -> extract -> link concepts -> graph -> store."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pyoxigraph import Quad
 
 from kg.corpus import read_paths
 from kg.extract import Extractor
-from kg.graph import DEFAULT_STORE, ConceptLabels, extraction_quads, paper_quads, write_store
-from kg.link import link_papers
+from kg.graph import DEFAULT_STORE, broader_quads, concept_quads, extraction_quads, paper_quads, write_store
+from kg.link import broader_links, link_concepts, link_papers
 from kg.records import LinkedPaper
 
 __all__ = ["BuildReport", "build", "extract_jsonl", "graph_quads"]
@@ -43,12 +43,17 @@ def graph_quads(
     tracked = progress(papers) if progress else papers
     for linked in papers if extractors else tracked:
         yield from paper_quads(linked)
-    labels = ConceptLabels()
-    for number, extractor in enumerate(extractors):
-        for extraction in extractor.extract(tracked if number == 0 else papers):
-            labels.add(extraction)
-            yield from extraction_quads(extraction, abstracts[extraction.paper_iri])
-    yield from labels.quads()
+    # Which labels are one concept is a corpus-wide decision: extract everything first.
+    extractions = [e for number, extractor in enumerate(extractors) for e in extractor.extract(tracked if number == 0 else papers)]
+    if not extractions:
+        return
+    concepts = link_concepts(extractions)
+    for extraction in extractions:
+        yield from extraction_quads(extraction, abstracts[extraction.paper_iri], concepts)
+    for concept in concepts.concepts:
+        yield from concept_quads(concept)
+    for link in broader_links(extractions, abstracts, concepts):
+        yield from broader_quads(link, abstracts)
 
 
 def build(

@@ -20,8 +20,12 @@ __all__ = [
     "Claim",
     "Relation",
     "RELATION_TYPES",
+    "AcronymDefinition",
     "Extraction",
     "CONCEPT_TYPES",
+    "ConceptForm",
+    "Concept",
+    "BroaderLink",
 ]
 
 #: Concept types an extractor may report; each is a subclass of kg:Concept.
@@ -135,6 +139,17 @@ class Relation:
 
 
 @dataclass(frozen=True)
+class AcronymDefinition:
+    """A short form an abstract defines: "large language models (LLMs)"."""
+
+    short: str  # as written: "LLMs"
+    long: str  # as written: "large language models"
+    long_label: str  # the long form's canonical label: "large language model"
+    start: int  # character offsets of the whole definition, long and short form
+    end: int
+
+
+@dataclass(frozen=True)
 class Extraction:
     """What one extractor found in one paper."""
 
@@ -142,3 +157,54 @@ class Extraction:
     mentions: tuple[Mention, ...] = field(default=())
     claims: tuple[Claim, ...] = field(default=())
     relations: tuple[Relation, ...] = field(default=())
+    acronyms: tuple[AcronymDefinition, ...] = field(default=())
+
+
+# -- concept linking (kg.link.concepts) ------------------------------------
+
+
+@dataclass(frozen=True)
+class ConceptForm:
+    """One surface form of a concept and why it was merged into it.
+
+    ``rules`` name the merge rules that applied somewhere in the corpus
+    ("same label", "normalised", "acronym in paper", "acronym in corpus",
+    "alias", "plural in corpus"); ``notes`` say how, in words.
+    """
+
+    text: str
+    rules: tuple[str, ...]
+    notes: tuple[str, ...]
+    mentions: int  # how often the corpus writes it
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One concept of the corpus: every mention of any of its forms points to ``iri``."""
+
+    iri: str
+    type: str  # one of CONCEPT_TYPES
+    key: str  # the normalised label the IRI is minted from
+    pref_label: str
+    alt_labels: tuple[str, ...]
+    forms: tuple[ConceptForm, ...]
+    exact_match: str | None = None  # a Wikidata IRI, from the lexicon
+    lexicon_line: int | None = None
+
+
+@dataclass(frozen=True)
+class BroaderLink:
+    """``narrower`` skos:broader ``broader``, with the evidence for it.
+
+    Head-noun links ("parameter-efficient fine-tuning" -> "fine-tuning") are
+    evidenced by the labels alone; Hearst-pattern links ("methods such as
+    LoRA") by a sentence: ``paper_iri`` and the sentence's offsets.
+    """
+
+    narrower: str  # concept IRIs
+    broader: str
+    rule: str  # "head-noun" or "hearst:<pattern id>"
+    confidence: float
+    paper_iri: str | None = None
+    start: int | None = None
+    end: int | None = None

@@ -55,6 +55,7 @@ KG = Namespace(
     hasAuthorship author authorPosition award derivedLabel
     hasMention mentionOf inPaper startOffset endOffset sentenceStart sentenceEnd
     sentence confidence
+    SurfaceForm hasForm mergeRule mergeNote mentionCount BroaderEvidence rule
     fileName sha256 line recordIndex readerFormat
     """,
 )
@@ -68,7 +69,7 @@ DCTERMS = Namespace(
 )
 FOAF = Namespace("http://xmlns.com/foaf/0.1/", "Person name page")
 BIBO = Namespace("http://purl.org/ontology/bibo/", "doi")
-SKOS = Namespace("http://www.w3.org/2004/02/skos/core#", "Concept prefLabel altLabel broader")
+SKOS = Namespace("http://www.w3.org/2004/02/skos/core#", "Concept prefLabel altLabel broader exactMatch")
 PROV = Namespace(
     "http://www.w3.org/ns/prov#",
     "Entity Derivation SoftwareAgent wasDerivedFrom qualifiedDerivation entity wasAttributedTo",
@@ -78,7 +79,7 @@ PROV = Namespace(
 BASE = "https://w3id.org/kg/"
 RESOURCE_KINDS = (
     "paper", "authorship", "person", "topic", "venue", "source", "record",
-    "concept", "mention", "claim", "relation", "component",
+    "concept", "form", "broader", "mention", "claim", "relation", "component",
 )
 
 

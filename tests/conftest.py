@@ -1,5 +1,5 @@
-"""Shared fixtures: the shipped corpus, a store built from it once per session,
-and a helper that runs the CLI in-process."""
+"""Shared fixtures: the shipped corpus, stores built from it once per session
+(with and without extraction), and a helper that runs the CLI in-process."""
 
 from __future__ import annotations
 
@@ -23,6 +23,16 @@ def corpus_store(tmp_path_factory) -> Path:
     """The store built from the shipped corpus (read-only for tests)."""
     store = tmp_path_factory.mktemp("corpus") / "store"
     build([CORPUS], store=store)
+    return store
+
+
+@pytest.fixture(scope="session")
+def extracted_store(tmp_path_factory) -> Path:
+    """The store built from the shipped corpus with extraction, as `kg build` does (read-only for tests)."""
+    from kg.extract.extractor import SpacyExtractor
+
+    store = tmp_path_factory.mktemp("extracted") / "store"
+    build([CORPUS], store=store, extractors=[SpacyExtractor()])
     return store
 
 

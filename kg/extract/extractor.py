@@ -12,8 +12,10 @@ from collections.abc import Iterable, Iterator
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from kg.extract.components.acronyms import Acronym
+from kg.extract.components.labels import canonical_label
 from kg.extract.spans import ClaimSpan, ConceptSpan, RelationSpan
-from kg.records import Claim, Extraction, LinkedPaper, Mention, Relation
+from kg.records import AcronymDefinition, Claim, Extraction, LinkedPaper, Mention, Relation
 
 __all__ = ["SpacyExtractor", "doc_to_extraction", "extraction_json"]
 
@@ -45,7 +47,20 @@ def doc_to_extraction(doc: Doc, paper_iri: str) -> Extraction:
         head, tail = concepts[r.head], concepts[r.tail]
         key = (head.label, head.type, r.relation, tail.label, tail.type, r.start)
         relations.setdefault(key, Relation(head.label, head.type, r.relation, tail.label, tail.type, r.start, r.end, r.confidence, r.source))
-    return Extraction(paper_iri, tuple(mentions), claims, tuple(relations[k] for k in sorted(relations)))
+    return Extraction(paper_iri, tuple(mentions), claims, tuple(relations[k] for k in sorted(relations)), _acronym_definitions(doc))
+
+
+def _acronym_definitions(doc: Doc) -> tuple[AcronymDefinition, ...]:
+    """The short forms ``doc`` defines, with the canonical label of each long form
+    (so the linking stage can apply them to papers that use the short form bare)."""
+    definitions = []
+    for acronym in (Acronym(*a) for a in doc._.kg_acronyms or []):
+        long = doc.char_span(acronym.long_start, acronym.long_end, alignment_mode="expand")
+        if long is None:
+            continue
+        start, end = min(acronym.short_start, acronym.long_start), max(acronym.short_end, acronym.long_end)
+        definitions.append(AcronymDefinition(acronym.short, acronym.long, canonical_label(long), start, end))
+    return tuple(definitions)
 
 
 class SpacyExtractor:

@@ -1,4 +1,5 @@
-"""The extraction stage's knowledge, loaded from data files in ``kg/extract/data``.
+"""The extraction stage's knowledge, loaded from data files in ``kg/extract/data``
+(and the shared lexicon of known names, ``kg/data/lexicon.tsv``).
 
 Each loader reads its file afresh and returns new objects, so building two
 pipelines never shares or duplicates state.
@@ -9,6 +10,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from kg.lexicon import LexiconEntry, load_lexicon
 
 __all__ = [
     "DATA_DIR",
@@ -22,17 +25,11 @@ DATA_DIR = Path(__file__).with_name("data")
 
 
 @dataclass(frozen=True)
-class LexiconEntry:
-    name: str  # canonical label
-    type: str
-    aliases: tuple[str, ...]
-
-
-@dataclass(frozen=True)
 class Lexicons:
     heads: dict[str, str]  # head lemma -> concept type
     generic_words: frozenset[str]
     stop_acronyms: frozenset[str]
+    aspect_words: frozenset[str]  # "capability" in "OOD generalization capability"
     known: tuple[LexiconEntry, ...]
 
 
@@ -46,13 +43,10 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 def load_lexicons(data_dir: Path = DATA_DIR) -> Lexicons:
-    known = tuple(
-        LexiconEntry(row[0], row[1], tuple(a for a in (row[2].split("|") if len(row) > 2 else []) if a))
-        for row in _rows(data_dir / "lexicon.tsv")
-    )
     return Lexicons(
         heads={row[0]: row[1] for row in _rows(data_dir / "concept_heads.tsv")},
         generic_words=frozenset(row[0] for row in _rows(data_dir / "generic_words.txt")),
         stop_acronyms=frozenset(row[0] for row in _rows(data_dir / "stop_acronyms.txt")),
-        known=known,
+        aspect_words=frozenset(row[0] for row in _rows(data_dir / "aspect_words.txt")),
+        known=load_lexicon(),
     )

@@ -6,16 +6,17 @@ inputs always give the same triples.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Protocol
 
 from pyoxigraph import Literal, NamedNode, Quad
 
 from kg.link.identity import (
     authorship_iri,
+    broader_evidence_iri,
     claim_iri,
     component_iri,
-    concept_iri,
+    form_iri,
     mention_iri,
     record_iri,
     relation_mention_iri,
@@ -23,10 +24,18 @@ from kg.link.identity import (
     topic_iri,
     venue_iri,
 )
-from kg.records import CONCEPT_TYPES, RELATION_TYPES, Claim, Extraction, LinkedPaper, Mention, Relation
+from kg.records import CONCEPT_TYPES, RELATION_TYPES, BroaderLink, Claim, Concept, Extraction, LinkedPaper, Mention, Relation
 from kg.vocab import BIBO, DCTERMS, FOAF, KG, PROV, RDF, RDFS, SKOS, XSD
 
-__all__ = ["paper_quads", "extraction_quads", "ConceptLabels"]
+__all__ = ["paper_quads", "extraction_quads", "concept_quads", "broader_quads", "ConceptResolver"]
+
+
+class ConceptResolver(Protocol):
+    """Which concept each mention and relation end means (kg.link.concepts.ConceptIndex)."""
+
+    def mention_concept(self, paper_iri: str, mention: Mention) -> str: ...
+
+    def relation_end_concept(self, paper_iri: str, concept_type: str, label: str) -> str: ...
 
 
 def _int(value: int) -> Literal:
@@ -124,17 +133,15 @@ def _evidence_triples(node: NamedNode, paper: NamedNode, start: int, end: int, c
     yield agent, RDFS.label, Literal(component)
 
 
-def _mention_triples(paper: NamedNode, mention: Mention, abstract: str) -> Iterator[tuple]:
+def _mention_triples(paper: NamedNode, mention: Mention, abstract: str, concepts: ConceptResolver) -> Iterator[tuple]:
     if mention.concept_type not in CONCEPT_TYPES:
         raise ValueError(f"unknown concept type {mention.concept_type!r}")
-    label = mention.label or mention.text
-    concept = concept_iri(mention.concept_type, label)
+    concept = NamedNode(concepts.mention_concept(paper.value, mention))
     node = mention_iri(paper.value, mention.start, mention.end, mention.concept_type)
     yield paper, KG.mentions, concept
     if mention.proposed:
         yield paper, KG.proposes, concept
     yield paper, KG.hasMention, node
-    yield concept, RDF.type, KG[mention.concept_type]
     yield node, RDF.type, KG.Mention
     yield node, KG.mentionOf, concept
     yield node, RDFS.label, Literal(mention.text)
@@ -152,11 +159,11 @@ def _claim_triples(paper: NamedNode, claim: Claim) -> Iterator[tuple]:
     yield from _evidence_triples(node, paper, claim.start, claim.end, claim.confidence, claim.component)
 
 
-def _relation_triples(paper: NamedNode, relation: Relation, abstract: str) -> Iterator[tuple]:
+def _relation_triples(paper: NamedNode, relation: Relation, abstract: str, concepts: ConceptResolver) -> Iterator[tuple]:
     if relation.relation not in RELATION_TYPES:
         raise ValueError(f"unknown relation {relation.relation!r}")
-    head = concept_iri(relation.head_type, relation.head)
-    tail = concept_iri(relation.tail_type, relation.tail)
+    head = NamedNode(concepts.relation_end_concept(paper.value, relation.head_type, relation.head))
+    tail = NamedNode(concepts.relation_end_concept(paper.value, relation.tail_type, relation.tail))
     predicate = KG[relation.relation]
     node = relation_mention_iri(paper.value, head, relation.relation, tail, relation.start)
     yield head, predicate, tail
@@ -168,42 +175,72 @@ def _relation_triples(paper: NamedNode, relation: Relation, abstract: str) -> It
     yield from _evidence_triples(node, paper, relation.start, relation.end, relation.confidence, relation.component)
 
 
-def extraction_quads(extraction: Extraction, abstract: str) -> Iterator[Quad]:
-    """The evidence-backed triples of what an extractor found in one paper."""
+def extraction_quads(extraction: Extraction, abstract: str, concepts: ConceptResolver) -> Iterator[Quad]:
+    """The evidence-backed triples of what an extractor found in one paper;
+    ``concepts`` says which concept each mention and relation end means."""
     paper = NamedNode(extraction.paper_iri)
     for mention in extraction.mentions:
         if abstract[mention.start : mention.end] != mention.text:
             raise ValueError(f"mention {mention.text!r} does not match the abstract at {mention.start}-{mention.end}")
     triples = [
-        *(t for m in extraction.mentions for t in _mention_triples(paper, m, abstract)),
+        *(t for m in extraction.mentions for t in _mention_triples(paper, m, abstract, concepts)),
         *(t for c in extraction.claims for t in _claim_triples(paper, c)),
-        *(t for r in extraction.relations for t in _relation_triples(paper, r, abstract)),
+        *(t for r in extraction.relations for t in _relation_triples(paper, r, abstract, concepts)),
     ]
     for s, p, o in triples:
         yield Quad(s, p, o)
 
 
-class ConceptLabels:
-    """Collects every label and surface form each concept is mentioned by, so
-    that a concept gets exactly one ``skos:prefLabel`` (its most frequent
-    label; ties go to the first in sorted order) and the rest as ``skos:altLabel``."""
+def _concept_triples(concept: Concept) -> Iterator[tuple]:
+    node = NamedNode(concept.iri)
+    yield node, RDF.type, KG[concept.type]
+    yield node, SKOS.prefLabel, Literal(concept.pref_label)
+    for label in concept.alt_labels:
+        yield node, SKOS.altLabel, Literal(label)
+    if concept.exact_match:
+        yield node, SKOS.exactMatch, NamedNode(concept.exact_match)
+    for form in concept.forms:
+        form_node = form_iri(concept.iri, form.text)
+        yield node, KG.hasForm, form_node
+        yield form_node, RDF.type, KG.SurfaceForm
+        yield form_node, RDFS.label, Literal(form.text)
+        yield form_node, KG.mentionCount, _int(form.mentions)
+        for rule in form.rules:
+            yield form_node, KG.mergeRule, Literal(rule)
+        for note in form.notes:
+            yield form_node, KG.mergeNote, Literal(note)
 
-    def __init__(self) -> None:
-        self.labels: dict[str, Counter] = defaultdict(Counter)
-        self.surfaces: dict[str, set[str]] = defaultdict(set)
 
-    def add(self, extraction: Extraction) -> None:
-        for mention in extraction.mentions:
-            label = mention.label or mention.text
-            iri = concept_iri(mention.concept_type, label).value
-            self.labels[iri][label] += 1
-            self.surfaces[iri].add(mention.text)
+def concept_quads(concept: Concept) -> Iterator[Quad]:
+    """A concept's type, labels, Wikidata link and surface forms with the reasons they were merged."""
+    for s, p, o in _concept_triples(concept):
+        yield Quad(s, p, o)
 
-    def quads(self) -> Iterator[Quad]:
-        for iri in sorted(self.labels):
-            counts = self.labels[iri]
-            preferred = min(counts, key=lambda label: (-counts[label], label))
-            concept = NamedNode(iri)
-            yield Quad(concept, SKOS.prefLabel, Literal(preferred))
-            for alternative in sorted((set(counts) | self.surfaces[iri]) - {preferred}):
-                yield Quad(concept, SKOS.altLabel, Literal(alternative))
+
+def broader_quads(link: BroaderLink, abstracts: Mapping[str, str]) -> Iterator[Quad]:
+    """``skos:broader`` and the statement node that says why (rule, and the sentence for a Hearst pattern)."""
+    narrower, broader = NamedNode(link.narrower), NamedNode(link.broader)
+    node = broader_evidence_iri(link.narrower, link.broader, link.rule, link.paper_iri, link.start)
+    triples = [
+        (narrower, SKOS.broader, broader),
+        (node, RDF.type, KG.BroaderEvidence),
+        (node, RDF.subject, narrower),
+        (node, RDF.predicate, SKOS.broader),
+        (node, RDF.object, broader),
+        (node, KG.rule, Literal(link.rule)),
+    ]
+    component = f"kg_hierarchy#{link.rule}"
+    if link.paper_iri is None:  # lexical evidence: the labels themselves
+        agent = component_iri(component)
+        triples += [
+            (node, KG.confidence, _decimal(link.confidence)),
+            (node, PROV.wasAttributedTo, agent),
+            (agent, RDF.type, PROV.SoftwareAgent),
+            (agent, RDFS.label, Literal(component)),
+        ]
+    else:
+        paper = NamedNode(link.paper_iri)
+        triples.append((node, KG.sentence, Literal(abstracts[link.paper_iri][link.start : link.end])))
+        triples.extend(_evidence_triples(node, paper, link.start, link.end, link.confidence, component))
+    for s, p, o in triples:
+        yield Quad(s, p, o)

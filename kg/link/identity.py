@@ -7,12 +7,16 @@ thing, so the same input gives the same IRIs on any machine, in any run.
   paper read from a titled and an untitled source must be one node.
 - person: ``person/<slug>`` of the name's words ("Jérémy" and "Jeremy" meet).
 - topic, venue: ``topic/<slug>``, ``venue/<slug>`` of the label.
+- concept: ``concept/<type>-<slug>`` of its normalised label
+  (:mod:`kg.link.concepts` decides which labels are one concept).
 - source file: ``source/<sha256 of the bytes>``; the place of a record in it,
   ``record/<file hash>-<record index>``.
 - things that belong to one paper (an authorship entry, a mention) carry the
   paper's hash and their place: ``authorship/<paper>-<position>``,
   ``mention/<paper>-<start>-<end>-<type>``, ``claim/<paper>-<start>-<end>``,
   ``relation/<paper>-<sentence start>-<hash of the statement>``.
+- a concept's surface form: ``form/<concept>-<hash of the text>``; the
+  evidence of a broader link: ``broader/<hash of the link and its sentence>``.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ __all__ = [
     "mention_iri",
     "claim_iri",
     "relation_mention_iri",
+    "form_iri",
+    "broader_evidence_iri",
     "component_iri",
 ]
 
@@ -87,8 +93,9 @@ def authorship_iri(paper_iri: str, position: int) -> NamedNode:
     return resource("authorship", f"{_local(paper_iri)}-{position}")
 
 
-def concept_iri(concept_type: str, label: str) -> NamedNode:
-    return resource("concept", f"{concept_type.lower()}-{slugify(label)}")
+def concept_iri(concept_type: str, key: str) -> NamedNode:
+    """``concept/<type>-<slug>`` of the normalised key (:func:`kg.link.normalise.concept_key`)."""
+    return resource("concept", f"{concept_type.lower()}-{slugify(key)}")
 
 
 def mention_iri(paper_iri: str, start: int, end: int, concept_type: str) -> NamedNode:
@@ -102,6 +109,14 @@ def claim_iri(paper_iri: str, start: int, end: int) -> NamedNode:
 def relation_mention_iri(paper_iri: str, head: NamedNode, relation: str, tail: NamedNode, start: int) -> NamedNode:
     statement = short_hash(f"{head.value} {relation} {tail.value}", 12)
     return resource("relation", f"{_local(paper_iri)}-{start}-{statement}")
+
+
+def form_iri(concept: str, text: str) -> NamedNode:
+    return resource("form", f"{_local(concept)}-{short_hash(text, 12)}")
+
+
+def broader_evidence_iri(narrower: str, broader: str, rule: str, paper_iri: str | None, start: int | None) -> NamedNode:
+    return resource("broader", short_hash(f"{narrower} {broader} {rule} {paper_iri} {start}", 20))
 
 
 def component_iri(name: str) -> NamedNode:

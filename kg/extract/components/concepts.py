@@ -5,7 +5,7 @@ Candidates come from four sources, most trusted first:
 ==============  ========  ==========================================================
 source          priority  what
 ==============  ========  ==========================================================
-lexicon         0         known names (``data/lexicon.tsv``) via the span ruler
+lexicon         0         known names (``kg/data/lexicon.tsv``) via the span ruler
 coined          1         names the paper introduces ("we propose X", "X, a novel ...")
 named-dataset   1         "<Name> dataset/benchmark" (``data/concept_patterns.jsonl``)
 head            3         noun phrases whose head is a concept noun (``data/concept_heads.tsv``)
@@ -52,6 +52,8 @@ NER_TYPES = {"Method": "Method", "Task": "Task", "Metric": "Metric", "Material":
 _PRIORITY = {"lexicon": 0, "coined": 1, "named-dataset": 1, "head": 3, "shape": 4, "ner": 5}
 _CONFIDENCE = {"lexicon": 0.95, "coined": 0.9, "named-dataset": 0.85, "acronym": 0.8, "ner": 0.7, "head": 0.6, "shape": 0.5}
 _DATASET_WORDS = {"dataset", "datasets", "benchmark", "benchmarks"}
+# Head nouns that add nothing to a known name before them: "the CLIP model".
+_NAME_HEADS = {"model", "method", "algorithm", "architecture", "network", "framework", "suite", "corpus", "metric", "score"}
 _DATA_NOUNS = {"data", "samples", "examples", "corpora"}
 
 
@@ -97,7 +99,13 @@ class ConceptRecognizer:
         return token.pos_ == "PROPN" or (token.text[:1].isupper() and not token.is_sent_start) or any(c.isdigit() for c in token.text)
 
     def _trim(self, doc: Doc, start: int, end: int) -> int:
-        """Skip leading determiners, possessives, generic adjectives and punctuation."""
+        """Skip leading determiners, possessives, generic adjectives and punctuation;
+        a generic adjective inside the phrase ends what came before it (a mis-parse:
+        "information afford better out-of-distribution generalization")."""
+        for i in range(end - 2, start, -1):
+            if doc[i].pos_ == "ADJ" and doc[i].lower_ in self.lexicons.generic_words:
+                start = i
+                break
         while start < end - 1:
             token = doc[start]
             joined = token.whitespace_ == "" and token.i + 1 < len(doc) and doc[token.i + 1].text == "-"
@@ -174,7 +182,9 @@ class ConceptRecognizer:
         candidates = []
         for token in doc:
             kind = self.lexicons.heads.get(token.lemma_.lower()) or self.lexicons.heads.get(token.lower_)
-            followed_by_noun = token.i + 1 < token.sent.end and token.doc[token.i + 1].pos_ in {"NOUN", "PROPN"}
+            following = token.doc[token.i + 1] if token.i + 1 < token.sent.end else None
+            # "OOD generalization capabilities" is about OOD generalization; "detection models" are models.
+            followed_by_noun = following is not None and following.pos_ in {"NOUN", "PROPN"} and following.lemma_.lower() not in self.lexicons.aspect_words
             if not kind or token.pos_ not in {"NOUN", "PROPN", "VERB"} or followed_by_noun:
                 continue
             start = self._trim(doc, self._phrase_start(token), token.i + 1)
@@ -196,18 +206,28 @@ class ConceptRecognizer:
 
     # -- resolution -------------------------------------------------------
 
-    @staticmethod
-    def _resolve(candidates: list[_Candidate]) -> list[_Candidate]:
+    def _resolve(self, doc: Doc, candidates: list[_Candidate]) -> list[_Candidate]:
         accepted: list[_Candidate] = []
         for candidate in sorted(candidates, key=lambda c: (c.key, c.start)):
             overlapping = [a for a in accepted if a.overlaps(candidate)]
             if not overlapping:
                 accepted.append(candidate)
             elif candidate.kind != "ner" and all(candidate.contains(a) and a.type == candidate.type and a.kind != "coined" for a in overlapping):
-                if len(overlapping) == 1 and overlapping[0].label:
+                if len(overlapping) == 1 and overlapping[0].label and self._only_names_it(doc, candidate, overlapping[0]):
                     candidate.label = overlapping[0].label  # "Waymo Open" + "dataset" keeps the known name
                 accepted = [a for a in accepted if a not in overlapping] + [candidate]
         return sorted(accepted, key=lambda c: c.start)
+
+    def _only_names_it(self, doc: Doc, outer: _Candidate, inner: _Candidate) -> bool:
+        """The words ``outer`` adds to ``inner`` are generic ("the CLIP model", "Waymo Open dataset"),
+        so it names the same thing; "LLM policies" does not."""
+        extra = [t for t in doc[outer.start : outer.end] if not inner.start <= t.i < inner.end]
+        # "deep learning models" are models, not deep learning: only names ("CLIP") absorb a head noun.
+        is_name = inner.label is not None and inner.label != inner.label.lower()
+        return all(
+            t.lower_ in _DATASET_WORDS or t.lower_ in self.lexicons.generic_words or (is_name and t.lemma_.lower() in _NAME_HEADS)
+            for t in extra
+        )
 
     def _link_acronyms(self, doc: Doc, chosen: list[_Candidate], acronyms: list[Acronym], expansions: dict[str, str]) -> list[_Candidate]:
         """Give a short form and its long form one concept, and add every bare use of the short form."""
@@ -226,6 +246,10 @@ class ConceptRecognizer:
                 chosen.append(_Candidate(long.start, long.end, short_c.type, "coined" if short_c.kind == "coined" else "lexicon", "acronym:long-form", short_c.label))
             trusted_short = short_c is not None and (short_c.kind in {"lexicon", "coined"} or long_c is None)
             source = short_c if trusted_short else long_c
+            if long_c is not None and long_c.start > long.start and source is long_c:
+                # "Vision LLMs (VLLMs)": the concept is the whole long form, not its "LLMs"
+                chosen = [c for c in chosen if c is long_c or not (long.start <= c.start and c.end <= long.end)]
+                long_c.start, long_c.label = long.start, None
             label = source.label or self._label(doc[source.start : source.end], expansions)
             if long_c is not None and short_c is not None and short_c.kind not in {"lexicon", "coined"}:
                 short_c.type, short_c.label = long_c.type, label
@@ -281,7 +305,7 @@ class ConceptRecognizer:
         acronyms = [Acronym(*a) for a in doc._.kg_acronyms or []]
         candidates = self._from_rules(doc) + self._from_ner(doc) + self._from_heads(doc) + self._coined(doc)
         expansions = self._expansions(doc, acronyms)  # once per doc, not once per label
-        chosen = self._link_acronyms(doc, self._resolve(candidates), acronyms, expansions)
+        chosen = self._link_acronyms(doc, self._resolve(doc, candidates), acronyms, expansions)
         self._coordinate_datasets(doc, chosen)
         concepts = []
         for c in chosen:

@@ -52,13 +52,21 @@ def _name_tokens(root: Token) -> list[Span]:
             run.append(token)
             continue
         if len(run) > 1:
-            names.append(run[0].doc[run[0].i : run[-1].i + 1])
+            names.append(_with_hyphenated_start(run[0].doc[run[0].i : run[-1].i + 1]))
         elif run and is_name_like(run[0]):
             names.append(name_span(run[0]))
         run = [token] if token is not None and _capitalised(token) else []
         if token is not None and not run and is_name_like(token):
             names.append(name_span(token))
     return names
+
+
+def _with_hyphenated_start(span: Span) -> Span:
+    """"Retrieval-Augmented Semantic Parsing", not "Augmented Semantic Parsing"."""
+    doc, start = span.doc, span.start
+    while start >= 2 and doc[start - 1].text == "-" and not doc[start - 1].whitespace_ and not doc[start - 2].whitespace_ and doc[start - 2].text[:1].isupper():
+        start -= 2
+    return doc[start : span.end]
 
 
 def _type_hint(root: Token) -> str:
@@ -79,12 +87,22 @@ def name_span(token: Token) -> Span:
     return doc[start:end]
 
 
+def _subject_is_we(verb: Token) -> bool:
+    """"we propose X", and "we investigate Y and introduce X" (the subject is the first verb's)."""
+    while True:
+        if any(c.dep_ == "nsubj" and c.lower_ == "we" for c in verb.children):
+            return True
+        if verb.dep_ != "conj" or verb.head.pos_ not in {"VERB", "AUX"}:
+            return False
+        verb = verb.head
+
+
 def introduced_names(doc: Doc) -> list[tuple[Span, str, str]]:
     """(name span, type hint, rule id) for every name the abstract introduces."""
     found: dict[int, tuple[Span, str, str]] = {}
     for verb in doc:
         lemma = verb.lemma_.lower()
-        if lemma in INTRODUCING_VERBS and any(c.dep_ == "nsubj" and c.lower_ == "we" for c in verb.children):
+        if lemma in INTRODUCING_VERBS and _subject_is_we(verb):
             for obj in (c for c in verb.children if c.dep_ in {"dobj", "attr"}):
                 for name in _name_tokens(obj):
                     found.setdefault(name.start, (name, _type_hint(obj), "we-propose"))

@@ -1,0 +1,125 @@
+"""Concept hierarchy, only where the text gives it: ``skos:broader`` links.
+
+- **head noun**: a concept whose lower-case label ends in another concept's
+  label, same type, is narrower than it ("parameter-efficient fine-tuning"
+  -> "fine-tuning"; "large language model" -> "language model"). Names
+  ("Stable Diffusion") are never split. The nearest such concept is taken.
+- **Hearst patterns** (``data/hearst_patterns.jsonl``): within one sentence,
+  "<general> such as <specific>, <specific> and <specific>", "including",
+  "e.g.", "like", and "<specific> and other <general>", between concepts of
+  the same type. The sentence is kept as evidence.
+
+Pairs asserted in both directions contradict each other and are dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kg.link.concepts import ConceptIndex
+from kg.link.normalise import DATA_DIR, concept_key
+from kg.records import BroaderLink, Concept, Extraction, Mention
+
+__all__ = ["HearstPattern", "broader_links", "head_noun_links", "hearst_links", "load_hearst_patterns"]
+
+HEAD_NOUN_CONFIDENCE = 0.8
+_LIST_SEPARATOR = re.compile(r"^(,|,?\s*and|,?\s*or|,?\s*as well as)$")
+_LOWER_WORD = re.compile(r"^[a-z0-9][a-z0-9\-]*$")
+
+
+@dataclass(frozen=True)
+class HearstPattern:
+    id: str
+    order: str  # "general-first" or "specific-first"
+    connector: re.Pattern
+    confidence: float
+
+
+def load_hearst_patterns(path: Path = DATA_DIR / "hearst_patterns.jsonl") -> tuple[HearstPattern, ...]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return tuple(HearstPattern(r["id"], r["order"], re.compile(r["connector"]), r["confidence"]) for r in rows)
+
+
+def head_noun_links(concepts: Sequence[Concept]) -> list[BroaderLink]:
+    by_key = {(c.type, c.key): c for c in concepts}
+    links = []
+    for concept in concepts:
+        words = concept.pref_label.split(" ")
+        if len(words) < 2 or not all(_LOWER_WORD.match(w) for w in words):
+            continue
+        for i in range(1, len(words)):
+            broader = by_key.get((concept.type, concept_key(" ".join(words[i:]))))
+            if broader is not None and broader.iri != concept.iri:
+                links.append(BroaderLink(concept.iri, broader.iri, "head-noun", HEAD_NOUN_CONFIDENCE))
+                break
+    return links
+
+
+def _gap(text: str, left: Mention, right: Mention) -> str | None:
+    """The text between two mentions of one sentence, lower-cased; None across sentences."""
+    if left.sentence_start != right.sentence_start or right.start < left.end:
+        return None
+    return " ".join(text[left.end : right.start].split()).lower()
+
+
+def _listed(text: str, mentions: list[Mention], first: int, step: int) -> list[Mention]:
+    """``mentions[first]`` and the mentions listed after it (step 1) or before it (step -1)."""
+    listed = [mentions[first]]
+    i = first
+    while 0 <= i + step < len(mentions):
+        pair = (mentions[i], mentions[i + step]) if step > 0 else (mentions[i + step], mentions[i])
+        gap = _gap(text, *pair)
+        if gap is None or not _LIST_SEPARATOR.match(gap):
+            break
+        i += step
+        listed.append(mentions[i])
+    return listed
+
+
+def hearst_links(
+    extractions: Iterable[Extraction],
+    abstracts: Mapping[str, str],
+    index: ConceptIndex,
+    patterns: Sequence[HearstPattern] | None = None,
+) -> list[BroaderLink]:
+    patterns = load_hearst_patterns() if patterns is None else patterns
+    links = []
+    for extraction in extractions:
+        text = abstracts[extraction.paper_iri]
+        mentions = sorted(extraction.mentions, key=lambda m: (m.start, m.end))
+
+        def concept(mention: Mention) -> Concept:
+            return index.by_iri[index.mention_concept(extraction.paper_iri, mention)]
+
+        for i, general in enumerate(mentions):
+            for pattern in patterns:
+                neighbour = i + 1 if pattern.order == "general-first" else i - 1
+                if not 0 <= neighbour < len(mentions):
+                    continue
+                pair = (general, mentions[neighbour]) if neighbour > i else (mentions[neighbour], general)
+                gap = _gap(text, *pair)
+                if gap is None or not pattern.connector.match(gap):
+                    continue
+                broader = concept(general)
+                for specific in _listed(text, mentions, neighbour, 1 if neighbour > i else -1):
+                    narrower = concept(specific)
+                    if narrower.type == broader.type and narrower.iri != broader.iri:
+                        links.append(
+                            BroaderLink(
+                                narrower.iri, broader.iri, f"hearst:{pattern.id}", pattern.confidence,
+                                extraction.paper_iri, general.sentence_start, general.sentence_end,
+                            )
+                        )
+    return links
+
+
+def broader_links(extractions: Sequence[Extraction], abstracts: Mapping[str, str], index: ConceptIndex) -> list[BroaderLink]:
+    """Every broader link the corpus supports, contradictions removed, in a stable order."""
+    links = head_noun_links(index.concepts) + hearst_links(extractions, abstracts, index)
+    pairs = {(link.narrower, link.broader) for link in links}
+    kept = [link for link in links if (link.broader, link.narrower) not in pairs]
+    return sorted(set(kept), key=lambda link: (link.narrower, link.broader, link.rule, link.paper_iri or "", link.start or 0))
