@@ -52,10 +52,42 @@ def _progress(description: str, quiet: bool):
     return wrap
 
 
-def _extractor(ner: bool):
+_JOBS_OPTION = click.option(
+    "--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+    help="Extraction worker processes (each loads the model once); results are the same for any number.",
+)
+
+
+def _extractor(ner: bool, jobs: int = 1, cache: Path | None = None, merge: tuple[Path, ...] = ()):
+    """The spaCy extractor, behind the extraction cache at ``cache`` when one is given."""
     from kg.extract.extractor import SpacyExtractor
 
-    return SpacyExtractor(use_ner=ner)
+    extractor = SpacyExtractor(use_ner=ner, jobs=jobs)
+    if cache is None:
+        return extractor
+    from kg.extract.cache import CachingExtractor, ExtractionCache
+
+    store = ExtractionCache(cache, extractor.version)
+    for shard in merge:
+        store.merge_from(shard)
+    return CachingExtractor(extractor, store)
+
+
+def _cache_path(cache: Path | None, no_cache: bool, store: Path) -> Path | None:
+    return None if no_cache else cache or store.parent / "extractions.sqlite"
+
+
+_CACHE_OPTIONS = [
+    click.option("--cache", type=click.Path(path_type=Path, dir_okay=False), default=None,
+                 help="Extraction cache file (default: extractions.sqlite beside the store): unchanged abstracts are not extracted again."),
+    click.option("--no-cache", is_flag=True, help="Extract every abstract afresh and keep no cache."),
+]
+
+
+def _cache_options(command):
+    for option in reversed(_CACHE_OPTIONS):
+        command = option(command)
+    return command
 
 
 def _store_path(store: Path | None) -> Path:
@@ -82,30 +114,44 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @_CORPUS_FORMAT_OPTION
 @click.option("--extract/--no-extract", default=True, show_default=True, help="Run the spaCy extraction (concepts, claims, relations).")
 @_NER_OPTION
+@_JOBS_OPTION
+@_cache_options
+@click.option("--cache-from", "merge", multiple=True, type=click.Path(path_type=Path, exists=True, dir_okay=False),
+              help="Take extractions from another cache file first, e.g. one `kg extract --shard` filled (repeatable).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
-def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extract: bool, ner: bool, quiet: bool) -> None:
+def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extract: bool, ner: bool, jobs: int,
+          cache: Path | None, no_cache: bool, merge: tuple[Path, ...], quiet: bool) -> None:
     """Read PATHS (files or folders; default: corpus/) and build the graph store.
 
     The store then holds exactly the graph of PATHS: building again with other
     inputs replaces it, and a failed build leaves the previous store as it was.
+    Abstracts the extraction cache already holds (for this pipeline version)
+    are not extracted again, so adding papers to a built corpus is quick.
     """
     from kg.graph import open_store
     from kg.pipeline import build as run_build
 
     store = _store_path(store)
+    extractor = _extractor(ner, jobs, _cache_path(cache, no_cache, store), merge) if extract else None
     report = run_build(
         paths or [DEFAULT_CORPUS],
         store=store,
         format=None if corpus_format == "auto" else corpus_format,
-        extractors=[_extractor(ner)] if extract else [],
+        extractors=[extractor] if extractor else [],
         progress=_progress("building graph", quiet),
     )
     if not quiet:
         triples = len(open_store(store))
+        extracted = f"; {extractor.extracted} abstracts extracted, {report.papers - extractor.extracted} from the cache" if hasattr(extractor, "extracted") else ""
         click.echo(
             f"Built {store}: {report.papers} papers ({report.records} records from {report.files} files, "
-            f"{report.duplicates} duplicates merged), {report.authors} authors, {triples} triples."
+            f"{report.duplicates} duplicates merged), {report.authors} authors, {triples} triples{extracted}."
         )
+    from kg.views import draw
+
+    view, page = draw(open_store(store))
+    if not quiet:
+        click.echo(f"Wrote {page}: {len(view.nodes)} nodes, {len(view.edges)} links (open it in a browser; `kg viz --help` draws other parts).")
 
 
 @cli.command()
@@ -113,8 +159,11 @@ def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extra
 @click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="Write JSON Lines here (default: standard output).")
 @_CORPUS_FORMAT_OPTION
 @_NER_OPTION
+@_JOBS_OPTION
+@click.option("--shard", default=None, metavar="I/N", help="Only shard I of N (0 <= I < N): a fixed share of the papers, by their IRI, for running N machines.")
+@click.option("--cache", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Also keep the extractions in this cache file (give it to `kg build --cache-from`).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def extract(paths: tuple[Path, ...], out: Path | None, corpus_format: str, ner: bool, quiet: bool) -> None:
+def extract(paths: tuple[Path, ...], out: Path | None, corpus_format: str, ner: bool, jobs: int, shard: str | None, cache: Path | None, quiet: bool) -> None:
     """Run only the extraction on PATHS (default: corpus/) and write one JSON object per paper.
 
     Each line: {"id", "title", "concepts": [{"type", "text", "start", "end",
@@ -126,9 +175,10 @@ def extract(paths: tuple[Path, ...], out: Path | None, corpus_format: str, ner: 
 
     lines = extract_jsonl(
         paths or [DEFAULT_CORPUS],
-        _extractor(ner),
+        _extractor(ner, jobs, cache),
         format=None if corpus_format == "auto" else corpus_format,
         progress=_progress("extracting", quiet),
+        shard=_parse_shard(shard),
     )
     if out is None:
         for line in lines:
@@ -139,6 +189,15 @@ def extract(paths: tuple[Path, ...], out: Path | None, corpus_format: str, ner: 
     write_atomically(out, lambda handle: handle.writelines((line + "\n").encode("utf-8") for line in lines))
     if not quiet:
         click.echo(f"Wrote extractions to {out}", err=True)
+
+
+def _parse_shard(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    index, _, count = text.partition("/")
+    if not (index.isdigit() and count.isdigit() and 0 <= int(index) < int(count)):
+        raise click.BadParameter(f"{text!r}: expected I/N with 0 <= I < N, e.g. 0/4", param_hint="--shard")
+    return int(index), int(count)
 
 
 @cli.command(name="eval")
@@ -202,8 +261,9 @@ def _tabular(header: list[str], rows: list[list], fmt: str) -> str:
 @click.option("--param", "-p", "params", multiple=True, metavar="NAME=VALUE", help="Bind ?NAME to VALUE (repeatable); <...> makes an IRI.")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "tsv", "json"]), default="table", show_default=True)
 @click.option("--list", "list_library", is_flag=True, help="List the named queries of the library and exit.")
+@click.option("--endpoint", default=None, help="Run against a remote SPARQL 1.1 endpoint (its query URL) instead of the store.")
 @_STORE_OPTION
-def query(sparql: str | None, query_file: str | None, params: tuple[str, ...], fmt: str, list_library: bool, store: Path | None) -> None:
+def query(sparql: str | None, query_file: str | None, params: tuple[str, ...], fmt: str, list_library: bool, endpoint: str | None, store: Path | None) -> None:
     """Run a SPARQL query (SELECT, ASK, CONSTRUCT or DESCRIBE) against the store.
 
     Standard prefixes (kg, dcterms, foaf, skos, prov, rdf, rdfs, owl, xsd,
@@ -226,7 +286,12 @@ def query(sparql: str | None, query_file: str | None, params: tuple[str, ...], f
         missing = [name for name in named.params if name not in bindings]
         if missing:
             raise click.UsageError(f"query {named.name!r} needs " + " ".join(f"--param {m}=VALUE" for m in missing))
-    result = run_query(open_store(_store_path(store)), sparql, bindings)
+    if endpoint:
+        from kg.query.remote import run_remote_query
+
+        result = run_remote_query(endpoint, sparql, bindings)
+    else:
+        result = run_query(open_store(_store_path(store)), sparql, bindings)
     click.echo(format_result(result, fmt), nl=False)
 
 
@@ -235,6 +300,114 @@ def _split_param(text: str) -> tuple[str, str]:
     if not sep or not name.strip().lstrip("?"):
         raise click.UsageError(f"--param {text!r}: expected NAME=VALUE")
     return name.strip().lstrip("?"), value
+
+
+_TABLE_FORMAT_OPTION = click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
+_NODE_TYPES = ["Method", "Dataset", "Task", "Metric", "Paper", "Author"]
+
+
+def _graph(store: Path | None):
+    from kg.analysis import load_graph
+    from kg.graph import open_store
+
+    return load_graph(open_store(_store_path(store)))
+
+
+@cli.command()
+@click.option("--by", "measure", type=click.Choice(["pagerank", "degree", "betweenness"]), default="pagerank", show_default=True, help="Centrality measure.")
+@click.option("--type", "types", multiple=True, type=click.Choice(_NODE_TYPES), help="Only these types (repeatable; default: all).")
+@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, help="Rows per type (0: all).")
+@_TABLE_FORMAT_OPTION
+@_STORE_OPTION
+def top(measure: str, types: tuple[str, ...], limit: int, fmt: str, store: Path | None) -> None:
+    """The most central concepts, papers and authors, per type.
+
+    Centrality is computed on the whole graph of papers, authors and concepts
+    and the links between them; `papers` is how many papers a node links to.
+    """
+    from kg.analysis import top as rank
+
+    rows = rank(_graph(store), measure, types or tuple(_NODE_TYPES), limit)
+    click.echo(_tabular(["type", "rank", "label", measure, "papers", "iri"], [[r.type, r.rank, r.label, f"{r.score:.6g}", r.papers, r.iri] for r in rows], fmt), nl=False)
+
+
+@cli.command()
+@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, help="Communities to list, largest first (0: all).")
+@click.option("--members", type=click.IntRange(min=1), default=8, show_default=True, help="Members listed per community.")
+@click.option("--resolution", type=float, default=1.0, show_default=True, help="Louvain resolution: higher gives more, smaller communities.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Louvain seed; the same seed gives the same communities.")
+@_TABLE_FORMAT_OPTION
+@_STORE_OPTION
+def communities(limit: int, members: int, resolution: float, seed: int, fmt: str, store: Path | None) -> None:
+    """Topic communities of concepts (Louvain on concept co-occurrence), with
+    their best-connected members and the papers that mention most of them."""
+    import dataclasses
+    import json
+
+    from kg.analysis import communities as find
+
+    found = find(_graph(store), resolution=resolution, seed=seed)
+    found = found[:limit] if limit else found
+    if fmt == "json":
+        click.echo(json.dumps([dataclasses.asdict(c) for c in found], indent=2, ensure_ascii=False))
+        return
+    rows = [[c.number, c.size, "; ".join(m.label for m in c.members[:members]), "; ".join(p.label for p in c.papers[:3])] for c in found]
+    click.echo(_tabular(["community", "size", "members", "papers"], rows, fmt), nl=False)
+
+
+@cli.command()
+@click.argument("source")
+@click.argument("target")
+@click.option("-k", "--paths", "k", type=click.IntRange(min=1), default=3, show_default=True, help="How many paths (shortest first).")
+@click.option("--through", multiple=True, type=click.Choice(_NODE_TYPES), help="Only pass through these types (repeatable), e.g. --through Dataset --through Paper.")
+@click.option("--max-hops", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--evidence", is_flag=True, help="Show the paper and sentence behind each hop.")
+@_TABLE_FORMAT_OPTION
+@_STORE_OPTION
+def path(source: str, target: str, k: int, through: tuple[str, ...], max_hops: int, evidence: bool, fmt: str, store: Path | None) -> None:
+    """How two things are connected: the shortest paths from SOURCE to TARGET.
+
+    SOURCE and TARGET are concept labels, paper titles or author names
+    (case-insensitive) or IRIs. Each hop is a statement of the graph
+    (authorship, mention, a relation between concepts, the hierarchy);
+    --evidence adds the paper and sentence behind it. Exit code 1 when no
+    path exists.
+    """
+    from kg.analysis import paths, resolve
+
+    graph = _graph(store)
+    found = paths(graph, resolve(graph, source), resolve(graph, target), k, through or None, max_hops)
+    if not found:
+        click.echo(f"kg: no path from {source!r} to {target!r} within {max_hops} hops" + (f" through {', '.join(through)}" if through else ""), err=True)
+        raise click.exceptions.Exit(1)
+    header = ["path", "hop", "from", "relation", "to"] + (["evidence paper", "evidence sentence"] if evidence else [])
+    rows = []
+    for found_path in found:
+        for number, hop in enumerate(found_path.hops, start=1):
+            arrow = f"--{hop.relation}-->" if hop.forward else f"<--{hop.relation}--"
+            row = [found_path.number, number, hop.source_label, arrow, hop.target_label]
+            if evidence:
+                first = next((e for e in hop.evidence if e.sentence), hop.evidence[0] if hop.evidence else None)
+                row += [first.paper_label if first else "", first.sentence or "" if first else ""]
+            rows.append(row)
+    click.echo(_tabular(header, rows, fmt), nl=False)
+
+
+@cli.command()
+@click.argument("paper")
+@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, help="Papers to list (0: all).")
+@click.option("--shared", type=click.IntRange(min=1), default=5, show_default=True, help="Shared concepts listed per paper.")
+@_TABLE_FORMAT_OPTION
+@_STORE_OPTION
+def similar(paper: str, limit: int, shared: int, fmt: str, store: Path | None) -> None:
+    """Papers sharing the most concepts with PAPER (a title, label or IRI),
+    each shared concept weighted by how rare it is in the corpus."""
+    from kg.analysis import resolve, similar as find
+
+    graph = _graph(store)
+    found = find(graph, resolve(graph, paper, {"Paper"}), limit)
+    rows = [[s.rank, s.label, f"{s.score:.3f}", "; ".join(c.label for c in s.shared[:shared]), s.iri] for s in found]
+    click.echo(_tabular(["rank", "paper", "score", "shared concepts", "iri"], rows, fmt), nl=False)
 
 
 @cli.command()
@@ -289,18 +462,225 @@ def _concept_text(report, limit: int) -> str:
 
 
 @cli.command()
-@click.option("--format", "fmt", type=click.Choice(["ttl", "nt", "jsonld"]), default="ttl", show_default=True)
-@click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="Output file (default: exports/kg.FORMAT).")
+@click.option("--focus", metavar="LABEL", default=None, help="Draw the neighbourhood of this concept, paper or author (label, title, name or IRI).")
+@click.option("--depth", type=click.IntRange(min=1), default=None, help="Hops around --focus drawn (default: 1).")
+@click.option("--path", "path_ends", nargs=2, metavar="A B", default=None, help="Draw the shortest paths from A to B, as `kg path A B` finds them.")
+@click.option("--community", type=click.IntRange(min=1), default=None, help="Draw community N of `kg communities`: its concepts and the papers linking them.")
+@click.option("--query", "query_file", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Draw the triples of the SPARQL CONSTRUCT (or DESCRIBE) query in FILE.rq.")
+@click.option("--limit", type=click.IntRange(min=0), default=300, show_default=True, help="Most nodes drawn; beyond it the most central are kept and the page says so (0: all).")
+@click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="Output page (default: exports/kg.html for the whole graph, exports/kg-focus-LABEL.html, kg-path-A--B.html ... for the others).")
+@click.option("--title", default=None, help="Page title (default: says what is drawn).")
 @_STORE_OPTION
-def export(fmt: str, out: Path | None, store: Path | None) -> None:
-    """Write the whole graph as Turtle, N-Triples or JSON-LD (sorted, deterministic)."""
-    from kg.export import export_graph
+def viz(focus: str | None, depth: int | None, path_ends: tuple[str, str] | None, community: int | None, query_file: Path | None,
+        limit: int, out: Path | None, title: str | None, store: Path | None) -> None:
+    """Draw the graph, or part of it, as one interactive HTML page that works offline.
+
+    With no option: the whole graph, or its --limit most central nodes when it
+    is larger (the page says so). --focus LABEL [--depth N], --path A B,
+    --community N or --query FILE.rq draw one neighbourhood, the paths between
+    two things, one topic community, or a CONSTRUCT query's triples. Nodes are
+    coloured and shaped by type and sized by centrality; hover for the
+    sentences behind a node or link, click a paper for its authors and claims.
+    An unknown name lists close matches (exit 2); exit 1 when --path finds no path.
+    """
+    chosen = [name for name, value in (("--focus", focus), ("--path", path_ends), ("--community", community), ("--query", query_file)) if value is not None]
+    if len(chosen) > 1:
+        raise click.UsageError(f"{' and '.join(chosen)}: choose one of them")
+    if depth is not None and focus is None:
+        raise click.UsageError("--depth goes with --focus")
+    from kg.graph import open_store
+    from kg.views import ViewSpec, draw
+
+    spec = ViewSpec(focus, depth or 1, tuple(path_ends) if path_ends else None, community, query_file, limit, title)
+    view, page = draw(open_store(_store_path(store)), spec, out)
+    click.echo(f"Wrote {page}: {len(view.nodes)} nodes, {len(view.edges)} links (open it in a browser).")
+
+
+@cli.command()
+@click.option("--format", "fmt", type=click.Choice(["ttl", "nt", "jsonld", "trig", "all"]), default="ttl", show_default=True,
+              help="Turtle, N-Triples, JSON-LD, TriG (the build's named graph), or all four.")
+@click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="Output file (default: exports/kg.FORMAT); with --format all, a folder (default: exports).")
+@click.option("--license", "license_iri", default=None, help="License IRI for the VoID description (default: the SPDX MIT license of kg's output).")
+@_STORE_OPTION
+def export(fmt: str, out: Path | None, license_iri: str | None, store: Path | None) -> None:
+    """Write the whole graph (sorted, deterministic) and its VoID description.
+
+    Beside the export, void.ttl describes the dataset: triples, entities,
+    class and property partitions, vocabularies, creation date and license.
+    """
+    from kg.export import export_graph, export_void
     from kg.export.serialize import DEFAULT_EXPORT
     from kg.graph import open_store
 
-    out = out or DEFAULT_EXPORT.with_suffix(f".{fmt}")
-    count = export_graph(open_store(_store_path(store)), out, fmt)
-    click.echo(f"Wrote {count} triples to {out}")
+    graph = open_store(_store_path(store))
+    formats = ["ttl", "nt", "jsonld", "trig"] if fmt == "all" else [fmt]
+    folder = (out or DEFAULT_EXPORT.parent) if fmt == "all" else (out or DEFAULT_EXPORT).parent
+    void = folder / "void.ttl"
+    export_void(graph, void, license_iri)  # first: a bad --license stops before any export is written
+    for name in formats:
+        target = folder / f"{DEFAULT_EXPORT.name}.{name}" if fmt == "all" or out is None else out
+        count = export_graph(graph, target, name)
+        click.echo(f"Wrote {count} triples to {target}")
+    click.echo(f"Wrote the VoID description to {void}")
+
+
+@cli.command()
+@click.argument("file", required=False, type=click.Path(path_type=Path))
+@click.option("--limit", type=click.IntRange(min=0), default=20, show_default=True, help="Example violations to list (0: all).")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
+@_STORE_OPTION
+def validate(file: Path | None, limit: int, fmt: str, store: Path | None) -> None:
+    """Check the graph against the SHACL shapes (ontology/shapes.ttl) with pySHACL.
+
+    Validates the store, or FILE (Turtle, N-Triples, JSON-LD, TriG ...) when
+    given. Prints each kind of violation with its count, then examples.
+    Exit codes: 0 conforms, 1 violations, 2 error.
+    """
+    from kg.export.validate import validate_file, validate_store
+    from kg.graph import open_store
+
+    report = validate_file(file) if file is not None else validate_store(open_store(_store_path(store)))
+    if fmt == "json":
+        import dataclasses
+        import json
+
+        click.echo(json.dumps(dataclasses.asdict(report), indent=2, ensure_ascii=False))
+    elif report.conforms:
+        click.echo(f"Conforms: {report.triples} triples checked against ontology/shapes.ttl, no violations.")
+    else:
+        summary = [[count, constraint, path, message] for constraint, path, message, count in report.summary()]
+        click.echo(f"Does not conform: {len(report.violations)} violations in {report.triples} triples.\n")
+        click.echo(_tabular(["count", "constraint", "path", "message"], summary, fmt), nl=False)
+        examples = report.violations if limit == 0 else report.violations[:limit]
+        rows = [[v.focus, v.path, v.constraint, v.value] for v in examples]
+        click.echo("\n" + _tabular(["focus node", "path", "constraint", "value"], rows, fmt), nl=False)
+    if not report.conforms:
+        raise click.exceptions.Exit(1)
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind; anything but a loopback address exposes the store to the network.")
+@click.option("--port", type=click.IntRange(1, 65535), default=7878, show_default=True)
+@click.option("--writable", is_flag=True, help="Accept SPARQL Update and Graph Store writes (default: read-only).")
+@_STORE_OPTION
+def serve(host: str, port: int, writable: bool, store: Path | None) -> None:
+    """Serve the store over the SPARQL 1.1 Protocol, with a query page (YASGUI).
+
+    Runs the Oxigraph server on the store folder: the endpoint is
+    http://HOST:PORT/query, the query page http://HOST:PORT/. Read-only and
+    on 127.0.0.1 unless asked; Ctrl-C stops it.
+    """
+    from kg.query.serve import ServeError, serve as run_server
+
+    if host not in {"127.0.0.1", "localhost", "::1"}:
+        click.echo(f"kg: warning: binding to {host} makes the store reachable from other machines", err=True)
+    status = run_server(_store_path(store), host, port, writable, announce=click.echo)
+    if status != 0:
+        raise ServeError(f"the Oxigraph server stopped with status {status} (is port {port} already in use?)")
+
+
+@cli.command()
+@click.option("--endpoint", required=True, help="The SPARQL 1.1 Graph Store Protocol URL, e.g. http://localhost:7878/store or http://host:3030/ds/data.")
+@click.option("--graph", "graph_iri", default=None, help="Named graph to replace (default: the build's graph, as in the TriG export).")
+@click.option("--update-endpoint", default=None, help="SPARQL Update URL for the atomic swap of a chunked upload (default: guessed from --endpoint).")
+@click.option("--chunk-size", type=click.IntRange(min=1), default=50_000, show_default=True, help="Triples per request.")
+@_STORE_OPTION
+def push(endpoint: str, graph_iri: str | None, update_endpoint: str | None, chunk_size: int, store: Path | None) -> None:
+    """Upload the graph to another triple store, replacing one named graph.
+
+    Credentials come from KG_ENDPOINT_USER / KG_ENDPOINT_PASSWORD or ~/.netrc,
+    never from the command line. A chunked upload goes into a staging graph
+    and is moved into place with one SPARQL Update, so the replacement is
+    atomic wherever the server has an update endpoint.
+    """
+    from kg.export.push import push as upload
+    from kg.graph import open_store
+
+    if graph_iri is not None:
+        from pyoxigraph import NamedNode
+
+        try:
+            NamedNode(graph_iri)
+        except ValueError as exc:
+            raise click.BadParameter(f"{graph_iri!r} is not an IRI", param_hint="--graph") from exc
+    report = upload(open_store(_store_path(store)), endpoint, graph_iri, chunk_size, update_endpoint)
+    how = "atomically" if report.atomic else "in place (no update endpoint: readers could see it part-way)"
+    click.echo(f"Pushed {report.triples} triples in {report.chunks} request(s) to <{report.graph}> at {endpoint}, replaced {how}.")
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.argument("words", nargs=-1, type=click.UNPROCESSED, metavar="NAME [--PARAM VALUE]...")
+@click.option("--evidence", is_flag=True, help="Also show the evidence columns (the paper and the sentence behind each row).")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
+@click.option("--limit", type=click.IntRange(min=0), default=0, show_default=True, help="At most this many rows (0: all).")
+@click.option("--list", "list_library", is_flag=True, help="Describe each named question and its parameters, and exit.")
+@_STORE_OPTION
+def ask(words: tuple[str, ...], evidence: bool, fmt: str, limit: int, list_library: bool, store: Path | None) -> None:
+    """Ask a named question: run library query NAME with its parameters given as --PARAM VALUE.
+
+    For example `kg ask methods-on-dataset --dataset Waymo` or `kg ask
+    paper-proposes --paper "OmniRe: Omni Urban Scene Reconstruction"`.
+    Concepts are named by any of their labels, papers by title or label,
+    authors by name (any case); a name that matches nothing is an error with
+    close matches (exit 2). Values are bound, never pasted into the query.
+    Evidence columns are hidden unless --evidence is given. `kg ask --list`
+    shows the questions.
+    """
+    from kg.query import list_queries
+
+    if list_library:
+        click.echo("\n\n".join(_describe_question(q) for q in list_queries()))
+        return
+    name, params = _ask_words(words)
+    if name is None:
+        raise click.UsageError("name a question, e.g. `kg ask papers-mentioning --concept LoRA` (`kg ask --list` shows them)")
+    from kg.graph import open_store
+    from kg.query.ask import ParameterError, short_iri
+    from kg.query.ask import ask as ask_question
+
+    try:
+        answer = ask_question(open_store(_store_path(store)), name, params, evidence=evidence, limit=limit or None)
+    except ParameterError as exc:
+        wanted = " ".join(f"--{p} VALUE" for p in exc.takes) or "no parameters"
+        problems = [f"missing --{p}" for p in exc.missing] + [f"unknown --{p}" for p in exc.unknown]
+        raise click.UsageError(f"{'; '.join(problems)}: {exc.query} takes {wanted}") from exc
+    rows = [list(row) for row in answer.rows]
+    if fmt == "table":
+        rows = [[short_iri(v) if isinstance(v, str) else v for v in row] for row in rows]
+    click.echo(_tabular(list(answer.columns), rows, fmt), nl=False)
+    if fmt == "table":
+        click.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+
+
+def _ask_words(words: tuple[str, ...]) -> tuple[str | None, dict[str, str]]:
+    """``NAME --a X --b=Y`` -> (NAME, {"a": "X", "b": "Y"}); anything else is a usage error."""
+    name, params, i = None, {}, 0
+    while i < len(words):
+        word = words[i]
+        if word.startswith("--") and len(word) > 2:
+            key, sep, value = word[2:].partition("=")
+            if not sep:
+                if i + 1 >= len(words):
+                    raise click.UsageError(f"{word} needs a value")
+                i, value = i + 1, words[i + 1]
+            if key in params:
+                raise click.UsageError(f"--{key} given twice")
+            params[key] = value
+        elif name is None and not word.startswith("-"):
+            name = word
+        else:
+            raise click.UsageError(f"unexpected {word!r}: give the question's name once, then --PARAM VALUE pairs")
+        i += 1
+    return name, params
+
+
+def _describe_question(query) -> str:
+    lines = [f"{query.name}: {query.question}"]
+    for param, description in query.params.items():
+        kind = query.kinds.get(param)
+        lines.append(f"    --{param} {(kind or 'value').upper()}  {description}")
+    lines += [f"    | {line}" for line in query.notes.splitlines()]
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:

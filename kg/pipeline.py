@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import struct
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,10 +14,13 @@ from pyoxigraph import Quad
 from kg.corpus import read_paths
 from kg.extract import Extractor
 from kg.graph import DEFAULT_STORE, broader_quads, concept_quads, extraction_quads, paper_quads, write_store
-from kg.link import broader_links, link_concepts, link_papers
-from kg.records import LinkedPaper
+from kg.extract.cache import decode_extraction, encode_extraction
+from kg.link import link_papers
+from kg.link.concepts import ConceptLinker
+from kg.link.hierarchy import head_noun_links, hearst_links, load_hearst_patterns, without_contradictions
+from kg.records import Extraction, LinkedPaper
 
-__all__ = ["BuildReport", "build", "extract_jsonl", "graph_quads"]
+__all__ = ["BuildReport", "build", "extract_jsonl", "graph_quads", "in_shard"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,32 @@ class BuildReport:
 Progress = Callable[[Sequence[LinkedPaper]], Iterable[LinkedPaper]]
 
 
+class _Spill:
+    """Extractions written to a temporary file as they come, read back in order
+    as often as the concept stage needs: the build never holds them all."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile()
+        self.count = 0
+
+    def add(self, extraction: Extraction) -> None:
+        iri = extraction.paper_iri.encode("utf-8")
+        record = encode_extraction(extraction)
+        self._file.write(struct.pack(">II", len(iri), len(record)) + iri + record)
+        self.count += 1
+
+    def __iter__(self) -> Iterator[Extraction]:
+        self._file.seek(0)
+        for _ in range(self.count):
+            iri_length, record_length = struct.unpack(">II", self._file.read(8))
+            iri = self._file.read(iri_length).decode("utf-8")
+            yield decode_extraction(self._file.read(record_length), iri)
+        self._file.seek(0, 2)
+
+    def close(self) -> None:
+        self._file.close()
+
+
 def graph_quads(
     papers: Sequence[LinkedPaper], extractors: Sequence[Extractor] = (), progress: Progress | None = None
 ) -> Iterator[Quad]:
@@ -43,16 +74,35 @@ def graph_quads(
     tracked = progress(papers) if progress else papers
     for linked in papers if extractors else tracked:
         yield from paper_quads(linked)
-    # Which labels are one concept is a corpus-wide decision: extract everything first.
-    extractions = [e for number, extractor in enumerate(extractors) for e in extractor.extract(tracked if number == 0 else papers)]
-    if not extractions:
+    if not extractors:
         return
-    concepts = link_concepts(extractions)
-    for extraction in extractions:
-        yield from extraction_quads(extraction, abstracts[extraction.paper_iri], concepts)
-    for concept in concepts.concepts:
+    # Which labels are one concept is a corpus-wide decision: extract everything
+    # first (onto disk), then link concepts in three streaming passes.
+    spill = _Spill()
+    try:
+        for number, extractor in enumerate(extractors):
+            for extraction in extractor.extract(tracked if number == 0 else papers):
+                spill.add(extraction)
+        linker = ConceptLinker()
+        for extraction in spill:
+            linker.add_definitions(extraction)
+        linker.finish_definitions()
+        for extraction in spill:
+            linker.add_labels(extraction)
+        linker.finish_labels()
+        patterns = load_hearst_patterns()
+        links = []
+        for extraction in spill:
+            concepts = linker.link(extraction)
+            abstract = abstracts[extraction.paper_iri]
+            yield from extraction_quads(extraction, abstract, concepts)
+            links += hearst_links(extraction, abstract, lambda m, c=concepts: (c.mention_concept(c.paper_iri, m), c.mention_type(m)), patterns)
+    finally:
+        spill.close()
+    found = linker.concepts()
+    for concept in found:
         yield from concept_quads(concept)
-    for link in broader_links(extractions, abstracts, concepts):
+    for link in without_contradictions(links + head_noun_links(found)):
         yield from broader_quads(link, abstracts)
 
 
@@ -81,16 +131,27 @@ def build(
     )
 
 
+def in_shard(paper_iri: str, shard: tuple[int, int]) -> bool:
+    """Whether a paper belongs to shard ``index`` of ``count``: by its IRI's hash, so the
+    same paper always lands in the same shard and every paper in exactly one."""
+    index, count = shard
+    return int(paper_iri.rsplit("/", 1)[1], 16) % count == index
+
+
 def extract_jsonl(
     paths: Iterable[str | Path],
     extractor: Extractor,
     format: str | None = None,
     progress: Progress | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> Iterator[str]:
-    """One JSON line per distinct paper of ``paths``: what ``extractor`` found (``kg extract``)."""
+    """One JSON line per distinct paper of ``paths`` (of one ``shard``, if given):
+    what ``extractor`` found (``kg extract``)."""
     from kg.extract.extractor import extraction_json
 
     linked = link_papers(read_paths(paths, format))
+    if shard is not None:
+        linked = [p for p in linked if in_shard(p.iri, shard)]
     by_iri = {p.iri: p for p in linked}
     for extraction in extractor.extract(progress(linked) if progress else linked):
         record = extraction_json(extraction, by_iri[extraction.paper_iri])

@@ -8,6 +8,9 @@ label and a comment, in ``ontology/kg.ttl`` (and vice versa).
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 from pyoxigraph import NamedNode
 
 __all__ = [
@@ -22,9 +25,11 @@ __all__ = [
     "SKOS",
     "PROV",
     "BIBO",
+    "VOID",
     "BASE",
     "PREFIXES",
     "resource",
+    "ontology_file",
 ]
 
 
@@ -62,13 +67,18 @@ KG = Namespace(
 RDF = Namespace("http://www.w3.org/1999/02/22-rdf-syntax-ns#", "type Statement subject predicate object")
 RDFS = Namespace("http://www.w3.org/2000/01/rdf-schema#", "label comment subClassOf")
 OWL = Namespace("http://www.w3.org/2002/07/owl#", "Class ObjectProperty DatatypeProperty sameAs")
-XSD = Namespace("http://www.w3.org/2001/XMLSchema#", "string integer decimal double boolean gYear")
+XSD = Namespace("http://www.w3.org/2001/XMLSchema#", "string integer decimal double boolean gYear date")
 DCTERMS = Namespace(
     "http://purl.org/dc/terms/",
-    "title abstract creator subject identifier isPartOf issued format",
+    "title abstract creator subject identifier isPartOf issued format created license rights description publisher",
 )
 FOAF = Namespace("http://xmlns.com/foaf/0.1/", "Person name page")
 BIBO = Namespace("http://purl.org/ontology/bibo/", "doi")
+VOID = Namespace(
+    "http://rdfs.org/ns/void#",
+    "Dataset triples entities distinctSubjects distinctObjects properties classes classPartition propertyPartition "
+    "class property vocabulary uriSpace feature",
+)
 SKOS = Namespace("http://www.w3.org/2004/02/skos/core#", "Concept prefLabel altLabel broader exactMatch")
 PROV = Namespace(
     "http://www.w3.org/ns/prov#",
@@ -79,7 +89,7 @@ PROV = Namespace(
 BASE = "https://w3id.org/kg/"
 RESOURCE_KINDS = (
     "paper", "authorship", "person", "topic", "venue", "source", "record",
-    "concept", "form", "broader", "mention", "claim", "relation", "component",
+    "concept", "form", "broader", "mention", "claim", "relation", "component", "graph",
 )
 
 
@@ -102,5 +112,16 @@ PREFIXES: dict[str, str] = {
     "skos": SKOS.iri,
     "prov": PROV.iri,
     "bibo": BIBO.iri,
+    "void": VOID.iri,
     **{kind: f"{BASE}{kind}/" for kind in RESOURCE_KINDS},
 }
+
+
+def ontology_file(name: str) -> Path:
+    """A file of the ontology folder (``kg.ttl``, ``shapes.ttl``): the repository's
+    ``ontology/`` in a checkout or editable install, else the copy a wheel
+    installs under ``<prefix>/share/kg/ontology``."""
+    for folder in (Path(__file__).resolve().parents[1] / "ontology", Path(sys.prefix) / "share" / "kg" / "ontology"):
+        if (folder / name).is_file():
+            return folder / name
+    raise FileNotFoundError(f"ontology file {name!r} not found; reinstall kg (`pip install -e .`)")

@@ -40,7 +40,8 @@ def test_end_to_end_build_query_export_from_the_repo_layout(workdir, run):
     assert code == 0 and out.splitlines()[1].isdigit()
     code, out, _ = run("export")
     assert code == 0 and (workdir / "exports" / "kg.ttl").stat().st_size > 100_000
-    assert out.startswith("Wrote ") and out.rstrip().endswith("exports/kg.ttl")
+    assert out.splitlines()[0].startswith("Wrote ") and out.splitlines()[0].endswith("exports/kg.ttl")
+    assert out.splitlines()[-1] == "Wrote the VoID description to exports/void.ttl" and (workdir / "exports" / "void.ttl").exists()
     code, _, _ = run("export", "--format", "nt", "--out", "out/graph.nt")
     assert code == 0 and (workdir / "out" / "graph.nt").exists()
 

@@ -42,7 +42,7 @@ def test_jsonld_round_trips_to_an_isomorphic_graph(store, store_as_rdflib, tmp_p
     assert isomorphic(rdflib.Graph().parse(path, format="json-ld"), store_as_rdflib)
 
 
-@pytest.mark.parametrize("fmt", ["ttl", "nt", "jsonld"])
+@pytest.mark.parametrize("fmt", ["ttl", "nt", "jsonld", "trig"])
 def test_exports_are_deterministic(store, tmp_path, fmt):
     first, second = tmp_path / f"a.{fmt}", tmp_path / f"b.{fmt}"
     export_graph(store, first, fmt)

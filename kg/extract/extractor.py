@@ -63,15 +63,43 @@ def _acronym_definitions(doc: Doc) -> tuple[AcronymDefinition, ...]:
     return tuple(definitions)
 
 
+_worker_nlp = None  # each worker process's own pipeline, built once by _start_worker
+
+
+def _start_worker(use_ner: bool) -> None:
+    global _worker_nlp
+    from kg.extract.pipeline import build_nlp
+
+    _worker_nlp = build_nlp(use_ner=use_ner)
+
+
+def _extract_chunk(items: list[tuple[str, str]]) -> list[Extraction]:
+    return [doc_to_extraction(doc, iri) for doc, iri in _worker_nlp.pipe(items, as_tuples=True, batch_size=BATCH_SIZE)]
+
+
+def _chunks(items: Iterable, size: int) -> Iterator[list]:
+    chunk = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
 class SpacyExtractor:
-    """Runs the kg spaCy pipeline over papers, in batches."""
+    """Runs the kg spaCy pipeline over papers, in batches; ``jobs`` > 1 runs that
+    many worker processes, each loading the pipeline once, and returns the same
+    extractions in the same order as one process."""
 
     name = "kg_spacy"
 
-    def __init__(self, nlp: Language | None = None, batch_size: int = BATCH_SIZE, use_ner: bool = False):
+    def __init__(self, nlp: Language | None = None, batch_size: int = BATCH_SIZE, use_ner: bool = False, jobs: int = 1):
         self._nlp = nlp
         self.batch_size = batch_size
         self.use_ner = use_ner
+        self.jobs = jobs
 
     @property
     def nlp(self) -> Language:
@@ -82,10 +110,26 @@ class SpacyExtractor:
             self._nlp = build_nlp(use_ner=self.use_ner)
         return self._nlp
 
+    @property
+    def version(self) -> str:
+        """Identifies everything that decides the output (for the extraction cache)."""
+        from kg.extract.pipeline import pipeline_version
+
+        return pipeline_version() + ("+ner" if self.use_ner else "")
+
     def extract(self, papers: Iterable[LinkedPaper]) -> Iterator[Extraction]:
         stream = ((linked.paper.abstract, linked.iri) for linked in papers)
-        for doc, iri in self.nlp.pipe(stream, as_tuples=True, batch_size=self.batch_size):
-            yield doc_to_extraction(doc, iri)
+        if self.jobs <= 1:
+            for doc, iri in self.nlp.pipe(stream, as_tuples=True, batch_size=self.batch_size):
+                yield doc_to_extraction(doc, iri)
+            return
+        import multiprocessing
+
+        # Workers fork from this process and build their own pipeline once; chunks
+        # are one spaCy batch each, and imap keeps the input order.
+        with multiprocessing.get_context("fork").Pool(self.jobs, initializer=_start_worker, initargs=(self.use_ner,)) as pool:
+            for extractions in pool.imap(_extract_chunk, _chunks(stream, self.batch_size)):
+                yield from extractions
 
 
 def extraction_json(extraction: Extraction, linked: LinkedPaper) -> dict:

@@ -26,7 +26,8 @@ import kg.extract.components  # noqa: F401  (registers the kg_* factories)
 from kg.extract.claims_model import DEFAULT_WEIGHTS as CLAIMS_WEIGHTS
 from kg.extract.components.concepts import RULE_SPANS_KEY
 from kg.extract.lexicons import DATA_DIR, load_lexicons, read_jsonl
-from kg.extract.model import load_english
+from kg.extract.model import MODEL_VERSION, load_english
+from kg.lexicon import LEXICON_PATH
 
 __all__ = ["build_nlp", "pipeline_version", "NER_COMPONENT", "NER_WEIGHTS", "CLAIMS_WEIGHTS"]
 
@@ -72,10 +73,14 @@ def build_nlp(use_ner: bool = False, use_claims: bool = True) -> Language:
 
 
 def pipeline_version() -> str:
-    """A digest of everything that decides the extraction's output: code, data and weights."""
-    digest = hashlib.sha256()
+    """A digest of everything that decides the extraction's output: its code, data
+    and weights, the shared lexicon, and the spaCy and model versions."""
+    import spacy
+
+    digest = hashlib.sha256(f"spacy {spacy.__version__} model {MODEL_VERSION}".encode())
     package = Path(__file__).parent
-    for path in sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        digest.update(str(path.relative_to(package)).encode())
+    files = [p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"]
+    for path in sorted(files) + [LEXICON_PATH]:
+        digest.update(str(path.relative_to(package.parent)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

@@ -40,7 +40,7 @@ from kg.link.identity import concept_iri
 from kg.link.normalise import concept_key
 from kg.records import AcronymDefinition, Concept, ConceptForm, Extraction, Mention
 
-__all__ = ["ConceptIndex", "link_concepts", "short_form_key", "RULES"]
+__all__ = ["ConceptIndex", "ConceptLinker", "PaperConcepts", "link_concepts", "short_form_key", "RULES"]
 
 #: Merge rules, in the order they are tried; see the module docstring.
 RULES = ("same label", "normalised", "acronym in paper", "acronym in corpus", "alias", "plural in corpus")
@@ -107,12 +107,13 @@ class ConceptIndex:
 
 
 class _Linker:
-    def __init__(self, extractions: Sequence[Extraction], lexicon: Sequence[LexiconEntry]):
+    def __init__(self, lexicon: Sequence[LexiconEntry]):
         self.lexicon: dict[str, LexiconEntry] = {}
         for entry in lexicon:
             for name in (entry.name, *entry.aliases):
                 self.lexicon.setdefault(concept_key(name), entry)
-        self.corpus_acronyms = self._corpus_acronyms(extractions)
+        self.meanings: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+        self.corpus_acronyms: dict[str, _CorpusAcronym] = {}
 
     # -- pass 1: what short forms mean across the corpus ---------------------
 
@@ -121,22 +122,23 @@ class _Linker:
         """The paper introduces the defined name itself ("we propose X (Y)")."""
         return any(m.proposed and m.start < definition.end and definition.start < m.end for m in extraction.mentions)
 
-    def _corpus_acronyms(self, extractions: Sequence[Extraction]) -> dict[str, _CorpusAcronym]:
-        meanings: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
-        for extraction in extractions:
-            for definition in extraction.acronyms:
-                if not self.coined(extraction, definition):
-                    short = short_form_key(definition.short)
-                    meanings[short][concept_key(definition.long_label)][definition.long_label] += 1
+    def add_definitions(self, extraction: Extraction) -> None:
+        for definition in extraction.acronyms:
+            if not self.coined(extraction, definition):
+                short = short_form_key(definition.short)
+                self.meanings[short][concept_key(definition.long_label)][definition.long_label] += 1
+
+    def finish_definitions(self) -> None:
         table = {}
-        for short, by_key in meanings.items():
+        for short, by_key in self.meanings.items():
             labels = next(iter(by_key.values()))
             # Ambiguous short forms are left alone, and so are those one abstract alone defines:
             # a single definition is too little evidence that the bare form means the same elsewhere.
             if len(by_key) == 1 and sum(labels.values()) >= MIN_DEFINING_ABSTRACTS:
                 label = min(labels, key=lambda text: (-labels[text], text))
                 table[short] = _CorpusAcronym(label, sum(labels.values()))
-        return table
+        self.corpus_acronyms = table
+        self.meanings.clear()
 
     # -- pass 2: each label in its paper -------------------------------------
 
@@ -199,12 +201,12 @@ def _local_acronym_note(text: str, local: dict[str, AcronymDefinition]) -> str |
     return "; ".join(f"{d.short} = {d.long}, defined in the paper" for d in found) or None
 
 
-def _plural_targets(labels: dict[tuple[str, str], list[str]]) -> dict[tuple[str, str], tuple[str, str]]:
+def _plural_targets(lowercase: dict[tuple[str, str], bool]) -> dict[tuple[str, str], tuple[str, str]]:
     """Groups whose key ends in a plural of another group's key, same type,
     when every label of the group ends in a lower-case word ("COGS" is a name)."""
     targets = {}
-    for (concept_type, key), group_labels in labels.items():
-        if not all(label.split(" ")[-1].islower() for label in group_labels):
+    for (concept_type, key), all_lowercase in lowercase.items():
+        if not all_lowercase:
             continue
         head, _, last = key.rpartition("-")
         singulars = [last[:-3] + "y"] if last.endswith("ies") else []
@@ -214,88 +216,172 @@ def _plural_targets(labels: dict[tuple[str, str], list[str]]) -> dict[tuple[str,
             singulars.append(last[:-1])
         for singular in singulars:
             target = (concept_type, f"{head}-{singular}" if head else singular)
-            if target in labels:
+            if target in lowercase:
                 targets[(concept_type, key)] = target
                 break
     return targets
 
 
-def link_concepts(extractions: Iterable[Extraction], lexicon: Sequence[LexiconEntry] | None = None) -> ConceptIndex:
-    """Decide the concepts of ``extractions`` (all of a build's, at once)."""
-    extractions = list(extractions)
-    linker = _Linker(extractions, load_lexicon() if lexicon is None else lexicon)
-    choices: dict[tuple[str, str, str], _Choice] = {}  # (paper, type, label) -> its resolution
-    uses: list[tuple[_Choice, Mention, str | None]] = []  # with a note when the surface is a defined short form
-    mention_lookups: dict[tuple[str, int, int, str], tuple[str, str, str]] = {}
-    relation_lookups: dict[tuple[str, str, str], tuple[str, str, str]] = {}
+class PaperConcepts:
+    """Which concept each mention and relation end of one paper means."""
 
-    def choose(extraction: Extraction, concept_type: str, label: str, proposed: bool) -> tuple[str, str, str]:
-        lookup = (extraction.paper_iri, concept_type, label)
-        if lookup not in choices:
-            choices[lookup] = linker.resolve(extraction, concept_type, label, proposed)
-        return lookup
+    def __init__(self, paper_iri: str):
+        self.paper_iri = paper_iri
+        self.mentions: dict[tuple[int, int, str], tuple[str, str]] = {}  # (start, end, type) -> (IRI, concept type)
+        self.relation_ends: dict[tuple[str, str], str] = {}  # (type, label) -> IRI
 
-    for extraction in extractions:
-        paper = extraction.paper_iri
+    def mention_concept(self, paper_iri: str, mention: Mention) -> str:
+        return self.mentions[(mention.start, mention.end, mention.concept_type)][0]
+
+    def mention_type(self, mention: Mention) -> str:
+        return self.mentions[(mention.start, mention.end, mention.concept_type)][1]
+
+    def relation_end_concept(self, paper_iri: str, concept_type: str, label: str) -> str:
+        return self.relation_ends[(concept_type, label)]
+
+
+class _Group:
+    """What the corpus says about one concept, gathered mention by mention."""
+
+    __slots__ = ("entry", "labels", "form_count", "form_rules", "form_notes", "form_labels")
+
+    def __init__(self) -> None:
+        self.entry: LexiconEntry | None = None
+        self.labels: Counter = Counter()
+        self.form_count: Counter = Counter()
+        self.form_rules: dict[str, set[str]] = defaultdict(set)
+        self.form_notes: dict[str, set[str]] = defaultdict(set)
+        self.form_labels: dict[str, set[str]] = defaultdict(set)
+
+
+class ConceptLinker:
+    """Concept linking in three passes over a build's extractions, so a build
+    streams them (from disk) instead of holding them all:
+
+    1. :meth:`add_definitions` for every extraction, then :meth:`finish_definitions`
+       (what each short form means across the corpus);
+    2. :meth:`add_labels` for every extraction, then :meth:`finish_labels`
+       (which concepts exist, so plurals can meet their singulars);
+    3. :meth:`link` for every extraction: the concept of each mention and
+       relation end of that paper; then :meth:`concepts`.
+
+    Memory grows with the number of distinct concepts and spellings, not
+    with the number of mentions.
+    """
+
+    def __init__(self, lexicon: Sequence[LexiconEntry] | None = None):
+        self._linker = _Linker(load_lexicon() if lexicon is None else lexicon)
+        self._lowercase: dict[tuple[str, str], bool] = {}  # concept -> every label ends in a lower-case word
+        self._plurals: dict[tuple[str, str], tuple[str, str]] = {}
+        self._groups: dict[tuple[str, str], _Group] = defaultdict(_Group)
+        self._relation_only: dict[tuple[str, str], _Choice] = {}
+
+    def add_definitions(self, extraction: Extraction) -> None:
+        self._linker.add_definitions(extraction)
+
+    def finish_definitions(self) -> None:
+        self._linker.finish_definitions()
+
+    def _choices(self, extraction: Extraction) -> tuple[list, list]:
+        """(mention, choice, note) for each mention and (type, label, choice) for each relation end."""
         local = {short_form_key(d.short): d for d in extraction.acronyms}
+        choices: dict[tuple[str, str], _Choice] = {}
         first_use: dict[tuple[str, str], str] = {}  # extraction label -> label its first mention resolved by
+        mentions, ends = [], []
+
+        def choose(concept_type: str, label: str, proposed: bool) -> _Choice:
+            if (concept_type, label) not in choices:
+                choices[(concept_type, label)] = self._linker.resolve(extraction, concept_type, label, proposed)
+            return choices[(concept_type, label)]
+
         for mention in sorted(extraction.mentions, key=lambda m: (m.start, m.end)):
             label = _mention_label(mention, local)
             first_use.setdefault((mention.concept_type, mention.label or mention.text), label)
-            lookup = choose(extraction, mention.concept_type, label, mention.proposed)
-            mention_lookups[(paper, mention.start, mention.end, mention.concept_type)] = lookup
-            uses.append((choices[lookup], mention, _local_acronym_note(mention.text, local)))
+            mentions.append((mention, choose(mention.concept_type, label, mention.proposed), _local_acronym_note(mention.text, local)))
         for relation in extraction.relations:
             for concept_type, label in ((relation.head_type, relation.head), (relation.tail_type, relation.tail)):
-                lookup = choose(extraction, concept_type, first_use.get((concept_type, label), label), False)
-                relation_lookups[(paper, concept_type, label)] = lookup
+                ends.append((concept_type, label, choose(concept_type, first_use.get((concept_type, label), label), False)))
+        return mentions, ends
 
-    labels: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for choice in choices.values():
-        labels[(choice.type, choice.key)].append(choice.label)
-    plurals = _plural_targets(labels)
-    for choice in choices.values():
-        target = plurals.get((choice.type, choice.key))
+    def add_labels(self, extraction: Extraction) -> None:
+        mentions, ends = self._choices(extraction)
+        for choice in {id(c): c for c in [c for _, c, _ in mentions] + [c for _, _, c in ends]}.values():
+            group = (choice.type, choice.key)
+            self._lowercase[group] = self._lowercase.get(group, True) and choice.label.split(" ")[-1].islower()
+
+    def finish_labels(self) -> None:
+        self._plurals = _plural_targets(self._lowercase)
+        self._lowercase.clear()
+
+    def _final(self, choice: _Choice) -> _Choice:
+        target = self._plurals.get((choice.type, choice.key))
         if target is not None:
             choice.rules.append("plural in corpus")
             choice.notes.append(f"{choice.label} is a plural of a label the corpus also uses")
             choice.key = target[1]
+        return choice
 
-    members: dict[tuple[str, str], list[tuple[_Choice, Mention | None, str | None]]] = defaultdict(list)
-    for choice, mention, note in uses:
-        members[(choice.type, choice.key)].append((choice, mention, note))
-    concepts = {group: _concept(*group, group_members) for group, group_members in members.items()}
-    for choice in choices.values():  # a relation end no mention names: its own concept
-        group = (choice.type, choice.key)
-        if group not in concepts:
-            concepts[group] = _concept(*group, [(choice, None, None)])
-    iri_of = {lookup: concepts[(c.type, c.key)].iri for lookup, c in choices.items()}
-    return ConceptIndex(
-        sorted(concepts.values(), key=lambda c: c.iri),
-        {place: iri_of[lookup] for place, lookup in mention_lookups.items()},
-        {end: iri_of[lookup] for end, lookup in relation_lookups.items()},
-    )
+    def link(self, extraction: Extraction) -> PaperConcepts:
+        mentions, ends = self._choices(extraction)
+        final = {id(c): self._final(c) for c in [c for _, c, _ in mentions] + [c for _, _, c in ends]}
+        paper = PaperConcepts(extraction.paper_iri)
+        for mention, choice, note in mentions:
+            choice = final[id(choice)]
+            group_key = (choice.type, choice.key)
+            group = self._groups[group_key]
+            group.entry = group.entry or choice.entry
+            group.labels[choice.label] += 1
+            text = mention.text
+            group.form_count[text] += 1
+            group.form_rules[text].update(choice.rules)
+            group.form_notes[text].update(choice.notes)
+            group.form_labels[text].add(choice.label)
+            if note and concept_key(text) != choice.key and not choice.rules:
+                group.form_rules[text].add("acronym in paper")  # extraction already gave the short form its long form's label
+                group.form_notes[text].add(note)
+            paper.mentions[(mention.start, mention.end, mention.concept_type)] = (concept_iri(*group_key).value, choice.type)
+        for concept_type, label, choice in ends:
+            choice = final[id(choice)]
+            self._relation_only.setdefault((choice.type, choice.key), choice)
+            paper.relation_ends[(concept_type, label)] = concept_iri(choice.type, choice.key).value
+        return paper
+
+    def concepts(self) -> list[Concept]:
+        """Every concept linked so far, by IRI."""
+        found = {group: _concept(*group, data) for group, data in self._groups.items()}
+        for group, choice in self._relation_only.items():  # a relation end no mention names: its own concept
+            if group not in found:
+                data = _Group()
+                data.entry = choice.entry
+                data.labels[choice.label] += 1
+                found[group] = _concept(*group, data)
+        return sorted(found.values(), key=lambda c: c.iri)
 
 
-def _concept(concept_type: str, key: str, members: list[tuple[_Choice, Mention | None, str | None]]) -> Concept:
-    entry = next((c.entry for c, _, _ in members if c.entry is not None), None)
-    label_counts = Counter(choice.label for choice, _, _ in members)
+def link_concepts(extractions: Iterable[Extraction], lexicon: Sequence[LexiconEntry] | None = None) -> ConceptIndex:
+    """Decide the concepts of ``extractions`` held in memory (a build streams them through :class:`ConceptLinker`)."""
+    extractions = list(extractions)
+    linker = ConceptLinker(lexicon)
+    for extraction in extractions:
+        linker.add_definitions(extraction)
+    linker.finish_definitions()
+    for extraction in extractions:
+        linker.add_labels(extraction)
+    linker.finish_labels()
+    mentions, relation_ends = {}, {}
+    for extraction in extractions:
+        paper = linker.link(extraction)
+        mentions.update({(paper.paper_iri, *place): iri for place, (iri, _) in paper.mentions.items()})
+        relation_ends.update({(paper.paper_iri, *end): iri for end, iri in paper.relation_ends.items()})
+    return ConceptIndex(linker.concepts(), mentions, relation_ends)
+
+
+def _concept(concept_type: str, key: str, group: _Group) -> Concept:
+    entry = group.entry
+    label_counts = group.labels
     preferred = entry.name if entry else min(label_counts, key=lambda label: (-label_counts[label], -len(label), label))
-    # Each surface form with the rules that brought it here, gathered over every mention.
-    rules: dict[str, set[str]] = defaultdict(set)
-    notes: dict[str, set[str]] = defaultdict(set)
-    counts: Counter = Counter()
-    for choice, mention, short_form_note in members:
-        if mention is None:
-            continue
-        text = mention.text
-        counts[text] += 1
-        rules[text].update(choice.rules)
-        notes[text].update(choice.notes)
-        if short_form_note and concept_key(text) != key and not choice.rules:
-            rules[text].add("acronym in paper")  # extraction already gave the short form its long form's label
-            notes[text].add(short_form_note)
-    for text in counts:
+    rules, notes = group.form_rules, group.form_notes
+    for text in group.form_count:
         if rules[text]:
             continue
         if text == preferred:
@@ -305,15 +391,15 @@ def _concept(concept_type: str, key: str, members: list[tuple[_Choice, Mention |
             notes[text].add(f"{text} is an alias of {entry.name} (lexicon.tsv line {entry.line})")
         else:
             rules[text].add("normalised")
-            labels = sorted({c.label for c, m, _ in members if m is not None and m.text == text})
+            labels = sorted(group.form_labels[text])
             notes[text].add(f"labelled {', '.join(labels)}; normalised label {key} (case, hyphens, spelling, plural, bracketed short form set aside)")
-    forms = tuple(ConceptForm(text, tuple(sorted(rules[text])), tuple(sorted(notes[text])), counts[text]) for text in sorted(counts))
+    forms = tuple(ConceptForm(text, tuple(sorted(rules[text])), tuple(sorted(notes[text])), group.form_count[text]) for text in sorted(group.form_count))
     return Concept(
         iri=concept_iri(concept_type, key).value,
         type=concept_type,
         key=key,
         pref_label=preferred,
-        alt_labels=tuple(sorted((set(label_counts) | set(counts)) - {preferred})),
+        alt_labels=tuple(sorted((set(label_counts) | set(group.form_count)) - {preferred})),
         forms=forms,
         exact_match=wikidata_iri(entry.wikidata) if entry and entry.wikidata else None,
         lexicon_line=entry.line if entry else None,

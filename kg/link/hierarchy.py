@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +24,7 @@ from kg.link.concepts import ConceptIndex
 from kg.link.normalise import DATA_DIR, concept_key
 from kg.records import BroaderLink, Concept, Extraction, Mention
 
-__all__ = ["HearstPattern", "broader_links", "head_noun_links", "hearst_links", "load_hearst_patterns"]
+__all__ = ["HearstPattern", "broader_links", "head_noun_links", "hearst_links", "load_hearst_patterns", "without_contradictions"]
 
 HEAD_NOUN_CONFIDENCE = 0.8
 _LIST_SEPARATOR = re.compile(r"^(,|,?\s*and|,?\s*or|,?\s*as well as)$")
@@ -81,45 +81,54 @@ def _listed(text: str, mentions: list[Mention], first: int, step: int) -> list[M
 
 
 def hearst_links(
-    extractions: Iterable[Extraction],
-    abstracts: Mapping[str, str],
-    index: ConceptIndex,
-    patterns: Sequence[HearstPattern] | None = None,
+    extraction: Extraction,
+    text: str,
+    concept_of: Callable[[Mention], tuple[str, str]],
+    patterns: Sequence[HearstPattern],
 ) -> list[BroaderLink]:
-    patterns = load_hearst_patterns() if patterns is None else patterns
+    """The Hearst-pattern links of one paper; ``concept_of`` gives a mention's concept IRI and type."""
     links = []
-    for extraction in extractions:
-        text = abstracts[extraction.paper_iri]
-        mentions = sorted(extraction.mentions, key=lambda m: (m.start, m.end))
-
-        def concept(mention: Mention) -> Concept:
-            return index.by_iri[index.mention_concept(extraction.paper_iri, mention)]
-
-        for i, general in enumerate(mentions):
-            for pattern in patterns:
-                neighbour = i + 1 if pattern.order == "general-first" else i - 1
-                if not 0 <= neighbour < len(mentions):
-                    continue
-                pair = (general, mentions[neighbour]) if neighbour > i else (mentions[neighbour], general)
-                gap = _gap(text, *pair)
-                if gap is None or not pattern.connector.match(gap):
-                    continue
-                broader = concept(general)
-                for specific in _listed(text, mentions, neighbour, 1 if neighbour > i else -1):
-                    narrower = concept(specific)
-                    if narrower.type == broader.type and narrower.iri != broader.iri:
-                        links.append(
-                            BroaderLink(
-                                narrower.iri, broader.iri, f"hearst:{pattern.id}", pattern.confidence,
-                                extraction.paper_iri, general.sentence_start, general.sentence_end,
-                            )
+    mentions = sorted(extraction.mentions, key=lambda m: (m.start, m.end))
+    for i, general in enumerate(mentions):
+        for pattern in patterns:
+            neighbour = i + 1 if pattern.order == "general-first" else i - 1
+            if not 0 <= neighbour < len(mentions):
+                continue
+            pair = (general, mentions[neighbour]) if neighbour > i else (mentions[neighbour], general)
+            gap = _gap(text, *pair)
+            if gap is None or not pattern.connector.match(gap):
+                continue
+            broader, broader_type = concept_of(general)
+            for specific in _listed(text, mentions, neighbour, 1 if neighbour > i else -1):
+                narrower, narrower_type = concept_of(specific)
+                if narrower_type == broader_type and narrower != broader:
+                    links.append(
+                        BroaderLink(
+                            narrower, broader, f"hearst:{pattern.id}", pattern.confidence,
+                            extraction.paper_iri, general.sentence_start, general.sentence_end,
                         )
+                    )
     return links
 
 
-def broader_links(extractions: Sequence[Extraction], abstracts: Mapping[str, str], index: ConceptIndex) -> list[BroaderLink]:
-    """Every broader link the corpus supports, contradictions removed, in a stable order."""
-    links = head_noun_links(index.concepts) + hearst_links(extractions, abstracts, index)
+def without_contradictions(links: Iterable[BroaderLink]) -> list[BroaderLink]:
+    """Drop pairs asserted in both directions; a stable order."""
+    links = list(links)
     pairs = {(link.narrower, link.broader) for link in links}
     kept = [link for link in links if (link.broader, link.narrower) not in pairs]
     return sorted(set(kept), key=lambda link: (link.narrower, link.broader, link.rule, link.paper_iri or "", link.start or 0))
+
+
+def broader_links(extractions: Sequence[Extraction], abstracts: Mapping[str, str], index: ConceptIndex) -> list[BroaderLink]:
+    """Every broader link the corpus supports (extractions in memory; a build streams
+    :func:`hearst_links` paper by paper and adds :func:`head_noun_links` at the end)."""
+    patterns = load_hearst_patterns()
+    links = head_noun_links(index.concepts)
+    for extraction in extractions:
+
+        def concept_of(mention: Mention, paper: str = extraction.paper_iri) -> tuple[str, str]:
+            iri = index.mention_concept(paper, mention)
+            return iri, index.by_iri[iri].type
+
+        links += hearst_links(extraction, abstracts[extraction.paper_iri], concept_of, patterns)
+    return without_contradictions(links)

@@ -2,21 +2,26 @@
 
 Each file starts with comment lines: the first says what question the query
 answers, and ``# param NAME: description`` lines declare the variables a user
-must bind (``--param NAME=VALUE``). The file's stem is the query's name.
+must bind (``--param NAME=VALUE``). ``# param NAME (KIND): description`` also
+says what the value names, so that ``kg ask`` can check it exists: ``concept``
+(a concept's label), ``paper`` (a paper's title or label) or ``author`` (a
+person's name). Other comment lines of the header are notes on how the query
+answers. The file's stem is the query's name.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from kg.errors import QueryError
 
-__all__ = ["LIBRARY", "NamedQuery", "list_queries", "find_query", "load_query_file"]
+__all__ = ["LIBRARY", "PARAM_KINDS", "NamedQuery", "list_queries", "find_query", "load_query_file"]
 
 LIBRARY = Path(__file__).with_name("library")
-_PARAM = re.compile(r"^#\s*param\s+\??(\w+)\s*:\s*(.*)$")
+PARAM_KINDS = ("concept", "paper", "author")
+_PARAM = re.compile(r"^#\s*param\s+\??(\w+)\s*(?:\(\s*(\w+)\s*\))?\s*:\s*(.*)$")
 
 
 @dataclass(frozen=True)
@@ -26,6 +31,8 @@ class NamedQuery:
     params: dict[str, str]  # name -> description
     sparql: str
     path: Path
+    kinds: dict[str, str] = field(default_factory=dict)  # param name -> one of PARAM_KINDS, where declared
+    notes: str = ""  # the header's other comment lines
 
 
 def load_query_file(path: Path) -> NamedQuery:
@@ -39,8 +46,14 @@ def load_query_file(path: Path) -> NamedQuery:
             break
         header.append(line)
     question = header[0].lstrip("# ").strip() if header else ""
-    params = {m[1]: m[2].strip() for line in header if (m := _PARAM.match(line))}
-    return NamedQuery(name=path.stem, question=question, params=params, sparql=text, path=path)
+    matches = [m for line in header if (m := _PARAM.match(line))]
+    params = {m[1]: m[3].strip() for m in matches}
+    kinds = {m[1]: m[2] for m in matches if m[2]}
+    for name, kind in kinds.items():
+        if kind not in PARAM_KINDS:
+            raise QueryError(f"{path}: parameter {name!r} has kind {kind!r}; known kinds are {', '.join(PARAM_KINDS)}")
+    notes = "\n".join(line[2:].rstrip() if line.startswith("# ") else line[1:].strip() for line in header[1:] if not _PARAM.match(line))
+    return NamedQuery(name=path.stem, question=question, params=params, sparql=text, path=path, kinds=kinds, notes=notes)
 
 
 def list_queries() -> list[NamedQuery]:

@@ -42,7 +42,7 @@ def parse_param(value: str) -> NamedNode | Literal:
     return Literal(value)
 
 
-def _syntax_message(error: SyntaxError) -> str:
+def syntax_message(error: SyntaxError) -> str:
     text = str(error)
     match = _POSITION.match(text)
     if not match:
@@ -66,7 +66,7 @@ def run_query(store: Store, sparql: str, params: dict[str, str | NamedNode | Lit
     try:
         raw = store.query(sparql, prefixes=PREFIXES, substitutions=substitutions or None)
     except SyntaxError as exc:
-        raise QueryError(_syntax_message(exc)) from exc
+        raise QueryError(syntax_message(exc)) from exc
     except RuntimeError as exc:
         if "projection" in str(exc):
             names = ", ".join(f"?{name}" for name in params or {})

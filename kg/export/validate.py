@@ -1,0 +1,143 @@
+"""SHACL validation of the graph against ``ontology/shapes.ttl``, with pySHACL.
+
+The ontology (``ontology/kg.ttl``) is mixed into the data graph so that
+``sh:class kg:Concept`` accepts a ``kg:Method``. A store is read through an
+N-Triples dump; a file through rdflib's parsers (format from its extension).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from kg.errors import KgError
+
+__all__ = ["ValidationError", "Violation", "ValidationReport", "validate_file", "validate_graph", "validate_store"]
+
+_FORMATS = {".ttl": "turtle", ".nt": "nt", ".jsonld": "json-ld", ".json": "json-ld", ".trig": "trig", ".nq": "nquads", ".rdf": "xml", ".xml": "xml"}
+
+
+class ValidationError(KgError):
+    """The graph to validate cannot be read."""
+
+
+@dataclass(frozen=True)
+class Violation:
+    focus: str  # the node that breaks the shape
+    path: str  # the property (or "" for a node-level constraint)
+    constraint: str  # e.g. "MinCountConstraintComponent"
+    message: str
+    value: str  # the offending value, if any
+    shape: str
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    conforms: bool
+    triples: int
+    violations: tuple[Violation, ...]
+
+    def summary(self) -> list[tuple[str, str, str, int]]:
+        """(constraint, path, an example message, count) for each kind of violation, most frequent first."""
+        counts = Counter((v.constraint, v.path) for v in self.violations)
+        example = {}
+        for v in self.violations:
+            example.setdefault((v.constraint, v.path), v.message)
+        return [(c, p, example[(c, p)], n) for (c, p), n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+
+
+def _shapes_and_ontology():
+    import rdflib
+
+    from kg.vocab import ontology_file
+
+    shapes, ontology = rdflib.Graph(), rdflib.Graph()
+    shapes.parse(ontology_file("shapes.ttl"), format="turtle")
+    ontology.parse(ontology_file("kg.ttl"), format="turtle")
+    return shapes, ontology
+
+
+def _local(term) -> str:
+    text = str(term) if term is not None else ""
+    return text.rsplit("#", 1)[-1] if "#" in text else text
+
+
+def _compact(iri: str) -> str:
+    from kg.vocab import PREFIXES
+
+    for prefix, namespace in sorted(PREFIXES.items(), key=lambda item: -len(item[1])):
+        if iri.startswith(namespace) and len(iri) > len(namespace):
+            return f"{prefix}:{iri[len(namespace):]}"
+    return iri
+
+
+def _path_text(results, path) -> str:
+    """A property path as SPARQL writes it: ``kg:startOffset``, ``^kg:hasMention``."""
+    from rdflib import BNode
+    from rdflib.namespace import SH
+
+    if path is None:
+        return ""
+    if isinstance(path, BNode):
+        inverse = results.value(path, SH.inversePath)
+        return f"^{_compact(str(inverse))}" if inverse is not None else "(complex path)"
+    return _compact(str(path))
+
+
+def validate_graph(data) -> ValidationReport:
+    """Validate an ``rdflib.Graph``."""
+    import pyshacl
+    from rdflib.namespace import SH
+
+    shapes, ontology = _shapes_and_ontology()
+    triples = len(data)
+    conforms, results, _ = pyshacl.validate(data, shacl_graph=shapes, ont_graph=ontology, inference="none", allow_warnings=True)
+    violations = []
+    for result in results.subjects(predicate=SH.resultSeverity):
+        violations.append(
+            Violation(
+                focus=str(results.value(result, SH.focusNode)),
+                path=_path_text(results, results.value(result, SH.resultPath)),
+                constraint=_local(results.value(result, SH.sourceConstraintComponent)),
+                message=str(results.value(result, SH.resultMessage) or ""),
+                value=str(results.value(result, SH.value) or ""),
+                shape=str(results.value(result, SH.sourceShape) or ""),
+            )
+        )
+    violations.sort(key=lambda v: (v.constraint, v.path, v.focus, v.value))
+    return ValidationReport(bool(conforms), triples, tuple(violations))
+
+
+def validate_store(store) -> ValidationReport:
+    """Validate the content of a pyoxigraph ``Store``."""
+    import rdflib
+    from pyoxigraph import DefaultGraph, RdfFormat
+
+    data = rdflib.Graph()
+    data.parse(data=store.dump(format=RdfFormat.N_TRIPLES, from_graph=DefaultGraph()), format="nt")
+    return validate_graph(data)
+
+
+def validate_file(path: str | Path) -> ValidationReport:
+    """Validate an RDF file (Turtle, N-Triples, JSON-LD, TriG, N-Quads, RDF/XML)."""
+    import rdflib
+
+    path = Path(path)
+    fmt = _FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise ValidationError(f"{path}: unknown RDF format; use .ttl, .nt, .jsonld, .trig, .nq or .rdf")
+    if not path.is_file():
+        raise ValidationError(f"{path}: no such file")
+    data = rdflib.Dataset() if fmt in {"trig", "nquads"} else rdflib.Graph()
+    try:
+        data.parse(path, format=fmt)
+    except Exception as exc:  # rdflib raises many types for bad input
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValidationError(f"{path}: not valid {fmt}: {first}") from exc
+    if fmt in {"trig", "nquads"}:  # validate the union of the named graphs
+        union = rdflib.Graph()
+        for triple in data.triples((None, None, None)):
+            union.add(triple)
+        data = union
+    return validate_graph(data)
