@@ -8,6 +8,7 @@
     graph.path("Yue Wang", "3D reconstruction")
     graph.similar("LoRA3D: Low-Rank Self-Calibration of 3D Geometric Foundation Models")
     graph.query("SELECT ?p WHERE { ?p a kg:Paper }")
+    graph.ask("methods-on-dataset", dataset="Waymo")
 
 Every method returns plain frozen dataclasses (or lists of dicts for raw
 SPARQL), the same answers the commands print. The NetworkX graph is loaded
@@ -45,6 +46,12 @@ class KnowledgeGraph:
 
         result = run_query(self.store, sparql, params)
         return [{v: (row[v].value if row[v] is not None else None) for v in result.variables} for row in result.raw]
+
+    def ask(self, name: str, evidence: bool = True, **params: str):
+        """A named question of the library (`kg ask`): an Answer with columns and rows."""
+        from kg.query.ask import ask
+
+        return ask(self.store, name, params, evidence=evidence)
 
     def concept(self, name: str, concept_type: str | None = None):
         from kg.query.concepts import describe_concepts
