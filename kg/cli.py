@@ -8,13 +8,16 @@ Exit codes: 0 success; 1 findings (reserved for checks such as validation);
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
+import warnings
 from pathlib import Path
 
 import click
 
 from kg import __version__
-from kg.errors import KgError
+from kg.errors import KgError, KgWarning
 
 EXIT_INTERNAL = 3
 DEFAULT_CORPUS = Path("corpus")
@@ -34,6 +37,11 @@ _CORPUS_FORMAT_OPTION = click.option(
     show_default=True,
     help="Force one reader for every input instead of detecting it per file.",
 )
+_STRICT_OPTION = click.option(
+    "--strict",
+    is_flag=True,
+    help="Stop at the first bad record (a line that is not JSON, no abstract, too long ...) instead of skipping it with a warning.",
+)
 _NER_OPTION = click.option(
     "--ner/--no-ner",
     default=False,
@@ -43,11 +51,11 @@ _NER_OPTION = click.option(
 
 
 def _progress(description: str, quiet: bool):
-    """A function that wraps an iterable of papers in a progress bar on stderr."""
+    """A function that wraps a stream of per-paper items in a progress bar on stderr."""
     from tqdm import tqdm
 
-    def wrap(papers):
-        return tqdm(papers, desc=description, unit=" papers", file=sys.stderr, disable=True if quiet else None)
+    def wrap(items, total: int):
+        return tqdm(items, total=total, desc=description, unit=" papers", file=sys.stderr, disable=True if quiet else None)
 
     return wrap
 
@@ -113,18 +121,21 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @_STORE_OPTION
 @_CORPUS_FORMAT_OPTION
 @click.option("--extract/--no-extract", default=True, show_default=True, help="Run the spaCy extraction (concepts, claims, relations).")
+@_STRICT_OPTION
 @_NER_OPTION
 @_JOBS_OPTION
 @_cache_options
 @click.option("--cache-from", "merge", multiple=True, type=click.Path(path_type=Path, exists=True, dir_okay=False),
               help="Take extractions from another cache file first, e.g. one `kg extract --shard` filled (repeatable).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
-def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extract: bool, ner: bool, jobs: int,
+def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extract: bool, strict: bool, ner: bool, jobs: int,
           cache: Path | None, no_cache: bool, merge: tuple[Path, ...], quiet: bool) -> None:
     """Read PATHS (files or folders; default: corpus/) and build the graph store.
 
     The store then holds exactly the graph of PATHS: building again with other
-    inputs replaces it, and a failed build leaves the previous store as it was.
+    inputs replaces it, and a failed or interrupted build leaves the previous
+    store as it was. Bad records are skipped with a warning that counts them
+    (--strict: an error).
     Abstracts the extraction cache already holds (for this pipeline version)
     are not extracted again, so adding papers to a built corpus is quick.
     """
@@ -139,6 +150,7 @@ def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extra
         format=None if corpus_format == "auto" else corpus_format,
         extractors=[extractor] if extractor else [],
         progress=_progress("building graph", quiet),
+        strict=strict,
     )
     if not quiet:
         triples = len(open_store(store))
@@ -158,12 +170,13 @@ def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extra
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="Write JSON Lines here (default: standard output).")
 @_CORPUS_FORMAT_OPTION
+@_STRICT_OPTION
 @_NER_OPTION
 @_JOBS_OPTION
 @click.option("--shard", default=None, metavar="I/N", help="Only shard I of N (0 <= I < N): a fixed share of the papers, by their IRI, for running N machines.")
 @click.option("--cache", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Also keep the extractions in this cache file (give it to `kg build --cache-from`).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def extract(paths: tuple[Path, ...], out: Path | None, corpus_format: str, ner: bool, jobs: int, shard: str | None, cache: Path | None, quiet: bool) -> None:
+def extract(paths: tuple[Path, ...], out: Path | None, corpus_format: str, strict: bool, ner: bool, jobs: int, shard: str | None, cache: Path | None, quiet: bool) -> None:
     """Run only the extraction on PATHS (default: corpus/) and write one JSON object per paper.
 
     Each line: {"id", "title", "concepts": [{"type", "text", "start", "end",
@@ -179,6 +192,7 @@ def extract(paths: tuple[Path, ...], out: Path | None, corpus_format: str, ner: 
         format=None if corpus_format == "auto" else corpus_format,
         progress=_progress("extracting", quiet),
         shard=_parse_shard(shard),
+        strict=strict,
     )
     if out is None:
         for line in lines:
@@ -515,6 +529,10 @@ def export(fmt: str, out: Path | None, license_iri: str | None, store: Path | No
     graph = open_store(_store_path(store))
     formats = ["ttl", "nt", "jsonld", "trig"] if fmt == "all" else [fmt]
     folder = (out or DEFAULT_EXPORT.parent) if fmt == "all" else (out or DEFAULT_EXPORT).parent
+    if folder.exists() and not folder.is_dir():
+        raise click.BadParameter(f"{folder} is a file; with --format all, --out names a folder" if fmt == "all" else f"{folder} is a file, not a folder", param_hint="--out")
+    if out is not None and fmt != "all" and out.is_dir():
+        raise click.BadParameter(f"{out} is a folder; give a file name, e.g. {out / ('kg.' + fmt)}", param_hint="--out")
     void = folder / "void.ttl"
     export_void(graph, void, license_iri)  # first: a bad --license stops before any export is written
     for name in formats:
@@ -683,32 +701,62 @@ def _describe_question(query) -> str:
     return "\n".join(lines)
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None, _default=warnings.showwarning) -> None:
+    """kg's own warnings as one ``kg: warning:`` line on stderr; others as Python shows them."""
+    if issubclass(category, KgWarning):
+        click.echo(f"kg: warning: {_one_line(message)}", err=True)
+    else:
+        _default(message, category, filename, lineno, file, line)
+
+
+def _one_line(message) -> str:
+    """A message as one line, whatever text (a query, a file's content) it quotes."""
+    return " ".join(str(message).splitlines())
+
+
+def _terminate(signum, frame) -> None:
+    # `kill` (SIGTERM) unwinds like Ctrl-C, so a build discards its half-written store.
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI, turning expected errors into one line and an exit code."""
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", KgWarning)
+        warnings.showwarning = _show_warning
+        previous = signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() else None
+        try:
+            return _run(argv, debug)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+
+def _run(argv: list[str] | None, debug: bool) -> int:
     try:
         code = cli.main(args=argv, prog_name="kg", standalone_mode=False)
     except KgError as exc:
         if debug:
             raise
-        click.echo(f"kg: error: {exc}", err=True)
+        click.echo(f"kg: error: {_one_line(exc)}", err=True)
         return exc.exit_code
     except click.exceptions.Abort:
         click.echo("kg: aborted", err=True)
         return 130
     except click.UsageError as exc:
         command = exc.ctx.command_path if exc.ctx else "kg"
-        click.echo(f"kg: error: {exc.format_message()} (see `{command} --help`)", err=True)
+        click.echo(f"kg: error: {_one_line(exc.format_message())} (see `{command} --help`)", err=True)
         return exc.exit_code
     except click.ClickException as exc:
-        click.echo(f"kg: error: {exc.format_message()}", err=True)
+        click.echo(f"kg: error: {_one_line(exc.format_message())}", err=True)
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except Exception as exc:  # noqa: BLE001 - the last line of defence for users
         if debug:
             raise
-        click.echo(f"kg: internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)", err=True)
+        click.echo(f"kg: internal error: {type(exc).__name__}: {_one_line(exc)} (rerun with --debug for the traceback)", err=True)
         return EXIT_INTERNAL
     return code if isinstance(code, int) else 0
 

@@ -36,7 +36,8 @@ class BuildReport:
         return self.records - self.papers
 
 
-Progress = Callable[[Sequence[LinkedPaper]], Iterable[LinkedPaper]]
+#: Wraps a stream of per-paper items (papers, or extractions) and its length, e.g. in a tqdm bar.
+Progress = Callable[[Iterable, int], Iterable]
 
 
 class _Spill:
@@ -70,9 +71,11 @@ def graph_quads(
 ) -> Iterator[Quad]:
     """Every quad of the graph of ``papers``: bibliographic data, then what each extractor found."""
     abstracts = {p.iri: p.paper.abstract for p in papers}
-    # The bar follows the slow part: extraction when there is any.
-    tracked = progress(papers) if progress else papers
-    for linked in papers if extractors else tracked:
+
+    def tracked(items: Iterable) -> Iterable:  # the bar follows the slow part: extraction when there is any
+        return progress(items, len(papers)) if progress else items
+
+    for linked in papers if extractors else tracked(papers):
         yield from paper_quads(linked)
     if not extractors:
         return
@@ -81,7 +84,8 @@ def graph_quads(
     spill = _Spill()
     try:
         for number, extractor in enumerate(extractors):
-            for extraction in extractor.extract(tracked if number == 0 else papers):
+            extractions = extractor.extract(papers)
+            for extraction in tracked(extractions) if number == 0 else extractions:
                 spill.add(extraction)
         linker = ConceptLinker()
         for extraction in spill:
@@ -112,14 +116,18 @@ def build(
     format: str | None = None,
     extractors: Sequence[Extractor] = (),
     progress: Progress | None = None,
+    strict: bool = False,
 ) -> BuildReport:
     """Read ``paths``, build their graph and make it the content of ``store``.
 
     The store then holds exactly the graph of these inputs; the previous
     content is replaced only once the new graph is complete. ``progress`` may
-    wrap the papers as they go into the graph (e.g. in a tqdm bar).
+    wrap the papers' stream (their extractions, when there are extractors) in
+    a progress bar. Bad
+    records are skipped with a warning, or refused when ``strict``
+    (:func:`kg.corpus.read_file`).
     """
-    records = list(read_paths(paths, format))
+    records = list(read_paths(paths, format, strict))
     linked = link_papers(records)
     write_store(graph_quads(linked, extractors, progress), store)
     return BuildReport(
@@ -144,15 +152,17 @@ def extract_jsonl(
     format: str | None = None,
     progress: Progress | None = None,
     shard: tuple[int, int] | None = None,
+    strict: bool = False,
 ) -> Iterator[str]:
     """One JSON line per distinct paper of ``paths`` (of one ``shard``, if given):
     what ``extractor`` found (``kg extract``)."""
     from kg.extract.extractor import extraction_json
 
-    linked = link_papers(read_paths(paths, format))
+    linked = link_papers(read_paths(paths, format, strict))
     if shard is not None:
         linked = [p for p in linked if in_shard(p.iri, shard)]
     by_iri = {p.iri: p for p in linked}
-    for extraction in extractor.extract(progress(linked) if progress else linked):
+    extractions = extractor.extract(linked)
+    for extraction in progress(extractions, len(linked)) if progress else extractions:
         record = extraction_json(extraction, by_iri[extraction.paper_iri])
         yield json.dumps(record, ensure_ascii=False, sort_keys=False)
