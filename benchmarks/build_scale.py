@@ -90,6 +90,7 @@ def measure(size: int, jobs_list: list[int], incremental: bool, work: Path) -> d
         store.parent.mkdir(parents=True, exist_ok=True)
         row[f"jobs{jobs}"] = timed_build([corpus], store, "--jobs", str(jobs), "--cache", str(store.parent / "cache.sqlite"))
         row[f"jobs{jobs}"]["words_per_s"] = round(words / row[f"jobs{jobs}"]["seconds"])
+        print(f"{size} abstracts, --jobs {jobs}: {row[f'jobs{jobs}']}", flush=True)
     if len(jobs_list) > 1:
         row["parallel_speedup"] = round(row[f"jobs{jobs_list[0]}"]["seconds"] / row[f"jobs{jobs_list[-1]}"]["seconds"], 2)
     if incremental:

@@ -88,3 +88,19 @@ def test_shard_is_a_fixed_function_of_the_paper():
 def test_bad_shard_is_a_usage_error(run):
     code, _, err = run("extract", CORPUS, "--shard", "3/3")
     assert code == 2 and "expected I/N with 0 <= I < N" in err
+
+
+def test_a_pool_with_an_idle_worker_shuts_down(tmp_path):
+    """Fewer papers than one batch leave a worker waiting on the queue; the pool
+    must still close (terminating it there could hang the build for ever)."""
+    import subprocess
+    import sys
+
+    script = (
+        "from kg.corpus import read_paths; from kg.link import link_papers; "
+        "from kg.extract.extractor import SpacyExtractor; "
+        f"papers = link_papers(read_paths([{str(CONFERENCE)!r}]))[:3]; "
+        "print(len(list(SpacyExtractor(jobs=2).extract(papers))))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=180)
+    assert done.stdout.strip() == "3", done.stderr

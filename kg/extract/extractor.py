@@ -127,9 +127,16 @@ class SpacyExtractor:
 
         # Workers fork from this process and build their own pipeline once; chunks
         # are one spaCy batch each, and imap keeps the input order.
-        with multiprocessing.get_context("fork").Pool(self.jobs, initializer=_start_worker, initargs=(self.use_ner,)) as pool:
+        pool = multiprocessing.get_context("fork").Pool(self.jobs, initializer=_start_worker, initargs=(self.use_ner,))
+        try:
             for extractions in pool.imap(_extract_chunk, _chunks(stream, self.batch_size)):
                 yield from extractions
+            # Let idle workers finish and exit: terminating a pool whose workers wait on its
+            # queue can leave one blocked on the queue's lock forever (and the join with it).
+            pool.close()
+            pool.join()
+        finally:
+            pool.terminate()
 
 
 def extraction_json(extraction: Extraction, linked: LinkedPaper) -> dict:
