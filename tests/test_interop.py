@@ -296,7 +296,7 @@ def test_unreachable_endpoint_is_one_line_and_exit_2(corpus_store, run):
     ],
 )
 def test_remote_parameters_are_substituted_as_terms(query, expected):
-    from kg.query.remote import _bind
+    from kg.query.binding import bind_terms as _bind
 
     hostile = 'x" } ; DROP ALL ; #'
     bound = _bind(query, {"v": hostile})

@@ -98,9 +98,12 @@ def test_a_pool_with_an_idle_worker_shuts_down(tmp_path):
 
     script = (
         "from kg.corpus import read_paths; from kg.link import link_papers; "
-        "from kg.extract.extractor import SpacyExtractor; "
+        "from kg.extract.extractor import SpacyExtractor; from kg.extract.cache import CachingExtractor, ExtractionCache; "
         f"papers = link_papers(read_paths([{str(CONFERENCE)!r}]))[:3]; "
-        "print(len(list(SpacyExtractor(jobs=2).extract(papers))))"
+        "print(len(list(SpacyExtractor(jobs=2).extract(papers)))); "
+        # behind the cache, and a consumer that stops early: both once left a worker hanging
+        f"print(len(list(CachingExtractor(SpacyExtractor(jobs=2), ExtractionCache({str(tmp_path / 'c.sqlite')!r}, 'v')).extract(papers)))); "
+        "stream = SpacyExtractor(jobs=2).extract(papers); next(stream); stream.close(); print('closed')"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=180)
-    assert done.stdout.strip() == "3", done.stderr
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240)
+    assert done.stdout.split() == ["3", "3", "closed"], done.stderr

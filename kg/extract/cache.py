@@ -141,3 +141,5 @@ class CachingExtractor:
                 pending = []
             yield extraction
         self.cache.put_many(pending)
+        for _ in fresh:  # run the extractor to its end, so it can shut down its workers
+            pass

@@ -131,12 +131,15 @@ class SpacyExtractor:
         try:
             for extractions in pool.imap(_extract_chunk, _chunks(stream, self.batch_size)):
                 yield from extractions
-            # Let idle workers finish and exit: terminating a pool whose workers wait on its
-            # queue can leave one blocked on the queue's lock forever (and the join with it).
-            pool.close()
-            pool.join()
-        finally:
-            pool.terminate()
+        except GeneratorExit:
+            pass  # the consumer has what it wanted; let the workers finish, below
+        except BaseException:
+            pool.terminate()  # Ctrl-C or an error: stop now
+            raise
+        # Close, don't terminate: terminating a pool whose idle worker waits on its
+        # queue can leave that worker on the queue's lock for ever, and the join with it.
+        pool.close()
+        pool.join()
 
 
 def extraction_json(extraction: Extraction, linked: LinkedPaper) -> dict:

@@ -24,7 +24,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Store
 from kg.errors import KgError, QueryError
 from kg.query.concepts import UnknownConceptError, close_matches
 from kg.query.library import NamedQuery, find_query
-from kg.query.run import parse_param, run_query
+from kg.query.run import parse_param, run_query, text_literal
 from kg.vocab import PREFIXES
 
 __all__ = [
@@ -127,7 +127,7 @@ def _suggest(name: str, candidates: list[str]) -> str:
 
 
 def _exists(store: Store, sparql: str, value: str) -> bool:
-    result = run_query(store, sparql, {"value": Literal(value)})
+    result = run_query(store, sparql, {"value": text_literal(value)})
     return any(True for _ in result.raw)
 
 
@@ -199,7 +199,7 @@ def ask(store: Store, name: str, params: Mapping[str, str] | None = None, *, evi
         kind = named.kinds.get(param)
         if kind:
             _CHECKS[kind](store, param, value)
-            bindings[param] = Literal(value)
+            bindings[param] = text_literal(value)
         else:
             bindings[param] = parse_param(value)
     result = run_query(store, named.sparql, bindings)

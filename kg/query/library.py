@@ -62,6 +62,8 @@ def list_queries() -> list[NamedQuery]:
 
 def find_query(name_or_path: str) -> NamedQuery:
     """A query file by path, or a library query by name."""
+    if not name_or_path.strip():
+        raise QueryError("no query named: give a .rq file or a library query's name (`kg query --list` shows them)")
     path = Path(name_or_path)
     if path.is_file():
         return load_query_file(path)

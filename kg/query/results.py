@@ -6,6 +6,7 @@ from __future__ import annotations
 from pyoxigraph import BlankNode, Literal, NamedNode, QueryResultsFormat, RdfFormat, serialize
 from tabulate import tabulate
 
+from kg.errors import QueryError
 from kg.query.run import QueryResult
 from kg.vocab import PREFIXES
 
@@ -37,7 +38,18 @@ _STANDARD_FORMATS = {"csv": QueryResultsFormat.CSV, "tsv": QueryResultsFormat.TS
 
 
 def format_result(result: QueryResult, fmt: str = "table") -> str:
-    """``csv``, ``tsv`` and ``json`` are the W3C SPARQL 1.1 results formats (full IRIs)."""
+    """``csv``, ``tsv`` and ``json`` are the W3C SPARQL 1.1 results formats (full IRIs).
+
+    Answers are computed as they are read, so a query that fails on the way
+    (a SERVICE that cannot be reached ...) raises :class:`QueryError` here.
+    """
+    try:
+        return _format(result, fmt)
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise QueryError(f"query failed while computing its answer: {exc}") from exc
+
+
+def _format(result: QueryResult, fmt: str) -> str:
     if result.kind == "graph":
         return serialize(result.raw, format=RdfFormat.TURTLE, prefixes=PREFIXES).decode("utf-8")
     if fmt in _STANDARD_FORMATS and not (result.kind == "ask" and fmt != "json"):
