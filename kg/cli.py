@@ -2,12 +2,15 @@
 maps errors to exit codes.
 
 Exit codes: 0 success; 1 findings (reserved for checks such as validation);
-2 bad input or usage (one line on stderr); 3 an unexpected internal error.
-``--debug`` shows the traceback instead of the one-line message.
+2 bad input or usage (one line on stderr); 3 an unexpected internal error;
+130 interrupted (Ctrl-C or SIGTERM). ``--debug`` shows the traceback instead
+of the one-line message. Warnings (:class:`kg.errors.KgWarning`, e.g. skipped
+corpus records) are one ``kg: warning:`` line each on stderr.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -294,7 +297,7 @@ def query(sparql: str | None, query_file: str | None, params: tuple[str, ...], f
     if (sparql is None) == (query_file is None):
         raise click.UsageError("give a query as an argument or with -f FILE, not both")
     bindings = dict(_split_param(p) for p in params)
-    if query_file:
+    if query_file is not None:
         named = find_query(query_file)
         sparql = named.sparql
         missing = [name for name in named.params if name not in bindings]
@@ -348,7 +351,7 @@ def top(measure: str, types: tuple[str, ...], limit: int, fmt: str, store: Path 
 @cli.command()
 @click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, help="Communities to list, largest first (0: all).")
 @click.option("--members", type=click.IntRange(min=1), default=8, show_default=True, help="Members listed per community.")
-@click.option("--resolution", type=float, default=1.0, show_default=True, help="Louvain resolution: higher gives more, smaller communities.")
+@click.option("--resolution", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True, help="Louvain resolution: higher gives more, smaller communities.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Louvain seed; the same seed gives the same communities.")
 @_TABLE_FORMAT_OPTION
 @_STORE_OPTION
@@ -714,9 +717,18 @@ def _one_line(message) -> str:
     return " ".join(str(message).splitlines())
 
 
-def _terminate(signum, frame) -> None:
-    # `kill` (SIGTERM) unwinds like Ctrl-C, so a build discards its half-written store.
-    raise KeyboardInterrupt
+def _terminating(pid: int):
+    """A SIGTERM handler: in process ``pid``, `kill` unwinds like Ctrl-C, so a
+    build discards its half-written store; in a forked worker, the default."""
+
+    def handler(signum, frame) -> None:
+        if os.getpid() != pid:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise KeyboardInterrupt
+
+    return handler
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -725,7 +737,7 @@ def main(argv: list[str] | None = None) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("always", KgWarning)
         warnings.showwarning = _show_warning
-        previous = signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() else None
+        previous = signal.signal(signal.SIGTERM, _terminating(os.getpid())) if threading.current_thread() is threading.main_thread() else None
         try:
             return _run(argv, debug)
         finally:

@@ -14,6 +14,7 @@ from kg.text import derived_label
 __all__ = [
     "SourceRef",
     "Paper",
+    "Rejected",
     "LinkedAuthor",
     "LinkedPaper",
     "Mention",
@@ -74,6 +75,21 @@ class Paper:
     @property
     def display_label(self) -> str:
         return self.title if self.title is not None else derived_label(self.abstract)
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A record a reader found but could not use: where it starts and why.
+
+    ``kind`` is a short phrase that counts well ("not JSON", "without an
+    abstract"); ``reason`` the full explanation. Readers yield these beside
+    :class:`Paper`; :func:`kg.corpus.read_file` skips them with a warning, or
+    raises in strict mode.
+    """
+
+    line: int  # 1-based line where the record starts
+    kind: str
+    reason: str
 
 
 @dataclass(frozen=True)

@@ -13,18 +13,23 @@ import unicodedata
 __all__ = ["normalise_whitespace", "derived_label", "fold", "match_key", "slugify", "short_hash"]
 
 # Unicode spaces (NBSP, thin spaces, ideographic space ...) count as whitespace;
-# zero-width characters and C0/C1 controls other than whitespace are dropped.
+# zero-width characters and C0/C1 controls other than whitespace (tab, line
+# breaks, U+0085 NEXT LINE) are dropped.
 _SPACES = re.compile(r"[\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
-_INVISIBLE = re.compile(r"[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u009f\u200b-\u200d\u2060\ufeff]")
+_INVISIBLE = re.compile(r"[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u0084\u0086-\u009f\u200b-\u200d\u2060\ufeff]")
+# A lone surrogate (JSON's "\ud800" escape) is no character: it cannot be written as UTF-8.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _WORDS = re.compile(r"\w+")
 
 DERIVED_LABEL_LENGTH = 80
 
 
 def normalise_whitespace(text: str) -> str:
-    """NFC-compose, drop invisible characters, collapse every run of spaces to one."""
+    """Replace lone surrogates with U+FFFD, drop invisible characters,
+    NFC-compose, collapse every run of spaces to one (idempotent: composing
+    last means no dropped character can leave a pair to compose later)."""
+    text = _INVISIBLE.sub("", _SURROGATE.sub("\ufffd", text))
     text = unicodedata.normalize("NFC", text)
-    text = _INVISIBLE.sub("", text)
     return _SPACES.sub(" ", text).strip()
 
 
@@ -55,7 +60,8 @@ def match_key(text: str) -> str:
 
 
 def short_hash(text: str, length: int = 16) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+    # surrogatepass: the same bytes as UTF-8 for any text, and a hash even for a lone surrogate
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:length]
 
 
 def slugify(text: str) -> str:

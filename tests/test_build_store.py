@@ -54,7 +54,7 @@ def test_failed_build_leaves_previous_store_untouched(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"abstract": "fine"}\n{"title": "no abstract"}\n')
     with pytest.raises(CorpusError, match="bad.jsonl:2"):
-        build([DAILY, bad], store=store)
+        build([DAILY, bad], store=store, strict=True)
     assert sorted_ntriples(store) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl", "store", "store.lock"]
 

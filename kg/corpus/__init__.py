@@ -1,21 +1,54 @@
 """Corpus readers: one module per input format, each yielding :class:`kg.records.Paper`.
 
 To add a format, write a module with ``NAME``, ``SUFFIXES``, ``looks_like(text)``
-and ``read(text, source)``, and list it in ``READERS`` below.
+and ``read(text, source)``, and list it in ``READERS`` below. ``read`` may also
+yield :class:`kg.records.Rejected` for a record it cannot use.
+
+Bad input is handled at two levels. A whole file that cannot be read (missing,
+empty, binary, not UTF-8, no papers in it) is an error. A single bad record
+(a line that is not JSON or has no abstract, an abstract over
+``MAX_ABSTRACT_CHARS``, a paper repeated with a different abstract) is skipped,
+and each file's skips are reported in one :class:`kg.errors.CorpusWarning`
+that counts them; ``strict=True`` makes the first one an error instead.
 """
 
 from __future__ import annotations
 
 import hashlib
+import warnings
+from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from kg.corpus import conference, daily, jsonl
-from kg.errors import CorpusError
-from kg.records import Paper
+from kg.errors import CorpusError, CorpusWarning
+from kg.records import Paper, Rejected
+from kg.text import match_key, normalise_whitespace
 
-__all__ = ["READERS", "SourceText", "corpus_files", "detect_format", "read_file", "read_paths"]
+__all__ = [
+    "MAX_ABSTRACT_CHARS",
+    "MAX_FIELD_CHARS",
+    "MAX_WORD_CHARS",
+    "READERS",
+    "SourceText",
+    "corpus_files",
+    "detect_format",
+    "load_source",
+    "read_file",
+    "read_paths",
+]
+
+#: Longer "abstracts" are skipped: five times the longest the shipped corpus
+#: holds (1,974 characters); a megabyte of text is a pasted paper or a broken
+#: file, and would cost the extraction minutes.
+MAX_ABSTRACT_CHARS = 10_000
+#: An abstract with a longer run of characters without a space is skipped: the
+#: corpus's longest is 77 (a URL), and spaCy's tokenizer takes time quadratic
+#: in such a run when it is made of punctuation ("((((...": 2,000 take 1 s).
+MAX_WORD_CHARS = 500
+#: Longer titles, names, venues, categories, DOIs, URLs or ids are skipped too.
+MAX_FIELD_CHARS = 2_000
 
 #: Readers in the order content sniffing tries them; the last is the fallback for text.
 READERS = {module.NAME: module for module in (jsonl, conference, daily)}
@@ -66,7 +99,11 @@ def load_source(path: Path) -> SourceText:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise CorpusError(f"{path}: cannot read ({exc.strerror})") from exc
+        raise CorpusError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise CorpusError(f"{path}: UTF-16 text, not UTF-8; convert it first, e.g. iconv -f utf-16 -t utf-8")
+    if (nul := data.find(b"\x00")) >= 0:
+        raise CorpusError(f"{path}: a binary file, not text (NUL byte at offset {nul}); remove it or give only the corpus files")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -74,8 +111,8 @@ def load_source(path: Path) -> SourceText:
             f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
             "convert it first, e.g. iconv -f latin1 -t utf-8"
         ) from exc
-    if not text.strip():
-        raise CorpusError(f"{path}: file is empty")
+    if not normalise_whitespace(text):
+        raise CorpusError(f"{path}: file is empty (or holds only spaces and invisible characters)")
     return SourceText(path=path, text=text, sha256=hashlib.sha256(data).hexdigest())
 
 
@@ -92,21 +129,94 @@ def detect_format(source: SourceText) -> str:
     raise CorpusError(f"{source.path}: unknown corpus format; force one with --format {'|'.join(READERS)}")
 
 
-def read_file(path: str | Path, format: str | None = None) -> Iterator[Paper]:
-    """Read one file with the given reader, or the one :func:`detect_format` picks."""
-    source = load_source(Path(path))
+@dataclass
+class _Seen:
+    """What earlier records said, to catch a paper repeated with a different abstract."""
+
+    by_doi: dict[str, tuple[str, str]] = field(default_factory=dict)  # doi -> (where, abstract key)
+    by_id: dict[tuple[Path, str], tuple[str, str]] = field(default_factory=dict)  # (file, id) -> (where, abstract key)
+
+    def conflict(self, paper: Paper, path: Path, where: str) -> str | None:
+        """Why ``paper`` contradicts an earlier record, or None (and remember it)."""
+        key = match_key(paper.abstract)
+        claims = []
+        if paper.doi:
+            claims.append((self.by_doi, paper.doi, f"DOI {paper.doi}"))
+        if paper.source_id:
+            claims.append((self.by_id, (path, paper.source_id), f"id {paper.source_id!r}"))
+        for table, name, what in claims:
+            earlier = table.get(name)
+            if earlier is not None and earlier[1] != key:
+                return f"{where}: {what} was already read at {earlier[0]} with a different abstract; the first is kept"
+        for table, name, _ in claims:
+            table.setdefault(name, (where, key))
+        return None
+
+
+def _too_long(paper: Paper) -> str | None:
+    if len(paper.abstract) > MAX_ABSTRACT_CHARS:
+        return f"abstract of {len(paper.abstract)} characters (at most {MAX_ABSTRACT_CHARS})"
+    longest = max(paper.abstract.split(" "), key=len)  # normalised: single spaces
+    if len(longest) > MAX_WORD_CHARS:
+        return f"abstract has a run of {len(longest)} characters without a space (at most {MAX_WORD_CHARS})"
+    fields = {"title": paper.title, "venue": paper.venue, "area": paper.area, "doi": paper.doi, "url": paper.url, "id": paper.source_id}
+    fields |= {f"author {i}": name for i, name in enumerate(paper.authors, 1)}
+    fields |= {f"category {i}": name for i, name in enumerate(paper.categories, 1)}
+    for name, value in fields.items():
+        if value is not None and len(value) > MAX_FIELD_CHARS:
+            return f"{name} of {len(value)} characters (at most {MAX_FIELD_CHARS})"
+    return None
+
+
+def _skips(path: Path, skipped: list[Rejected]) -> str:
+    """"2 not JSON, 1 without an abstract; first at line 7: <reason>"."""
+    kinds = Counter(r.kind for r in skipped)
+    counts = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items(), key=lambda item: (-item[1], item[0])))
+    first = skipped[0]
+    reason = first.reason.split(": ", 1)[1] if first.reason.startswith(f"{path.name}:") else first.reason
+    return f"{counts}; first at line {first.line}: {reason}"
+
+
+def read_file(path: str | Path, format: str | None = None, strict: bool = False, _seen: _Seen | None = None) -> Iterator[Paper]:
+    """Read one file with the given reader, or the one :func:`detect_format` picks.
+
+    Bad records are skipped with one :class:`CorpusWarning` for the file that
+    counts them; with ``strict`` the first one raises :class:`CorpusError`.
+    """
+    path = Path(path)
+    source = load_source(path)
     name = format or detect_format(source)
     if name not in READERS:
         raise CorpusError(f"unknown format {name!r}; choose one of {', '.join(READERS)}")
-    count = 0
-    for paper in READERS[name].read(source.text, source.file_name, source.sha256):
+    seen = _seen if _seen is not None else _Seen()
+    count, skipped = 0, []
+    for record in READERS[name].read(source.text, source.file_name, source.sha256):
+        if isinstance(record, Paper):
+            where = f"{source.file_name}:{record.source.line}"
+            if (long := _too_long(record)) is not None:
+                record = Rejected(record.source.line, "too long", f"{where}: {long}")
+            elif (conflict := seen.conflict(record, path, where)) is not None:
+                record = Rejected(record.source.line, "repeating a paper with a different abstract", conflict)
+        if isinstance(record, Rejected):
+            if strict:
+                raise CorpusError(f"{record.reason} (--strict refuses bad records; without it they are skipped with a warning)")
+            skipped.append(record)
+            continue
         count += 1
-        yield paper
+        yield record
     if count == 0:
+        if skipped:
+            which = f"all {len(skipped)} records are bad" if len(skipped) > 1 else "its one record is bad"
+            raise CorpusError(f"{path}: no usable papers, {which} ({_skips(path, skipped)})")
         raise CorpusError(f"{source.path}: no papers found when read as {name!r}; force another reader with --format")
+    if skipped:
+        message = f"{path}: skipped {len(skipped)} of {count + len(skipped)} records ({_skips(path, skipped)}); --strict makes this an error"
+        warnings.warn(CorpusWarning(message), stacklevel=2)
 
 
-def read_paths(paths: Iterable[str | Path], format: str | None = None) -> Iterator[Paper]:
-    """Read every paper of the given files and folders, in a reproducible order."""
+def read_paths(paths: Iterable[str | Path], format: str | None = None, strict: bool = False) -> Iterator[Paper]:
+    """Read every paper of the given files and folders, in a reproducible order
+    (bad records: see :func:`read_file`)."""
+    seen = _Seen()
     for path in corpus_files(paths):
-        yield from read_file(path, format)
+        yield from read_file(path, format, strict, seen)

@@ -10,6 +10,8 @@ from kg.text import normalise_whitespace
 __all__ = ["Block", "split_blocks", "is_heading", "is_prose"]
 
 HEADING_MAX_CHARS = 80
+# Line breaks as editors count them (str.splitlines also breaks at U+2028, form feeds ...).
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 PROSE_MIN_CHARS = 200
 
 
@@ -21,11 +23,12 @@ class Block:
 
 def split_blocks(text: str) -> list[Block]:
     """Paragraphs separated by blank lines; lines holding only (non-breaking)
-    spaces count as blank, and a paragraph's lines are joined with one space."""
+    spaces count as blank, and a paragraph's lines are joined with one space.
+    Lines end at \n, \r\n or \r only, so line numbers are an editor's."""
     blocks: list[Block] = []
     current: list[str] = []
     start = 0
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(_LINE_BREAK.split(text), start=1):
         if normalise_whitespace(line):
             if not current:
                 start = number

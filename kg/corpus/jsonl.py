@@ -4,17 +4,22 @@
      "categories"?: [..], "url"?, "doi"?}
 
 Only "abstract" is required. Unknown keys are ignored; blank lines are skipped.
+Lines end at "\n", "\r\n" or "\r" only (JSON strings may hold U+2028 and
+other characters Python's splitlines counts as line breaks). A line that is
+not a usable record (not JSON, not an object, no abstract, a field of the
+wrong type) is yielded as a :class:`kg.records.Rejected` naming its line,
+never raised, so one bad line does not stop the rest of the file.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
 
-from kg.errors import CorpusError
-from kg.records import Paper, SourceRef
+from kg.records import Paper, Rejected, SourceRef
 from kg.text import normalise_whitespace
 
 __all__ = ["NAME", "SUFFIXES", "looks_like", "read", "normalise_doi"]
@@ -22,6 +27,10 @@ __all__ = ["NAME", "SUFFIXES", "looks_like", "read", "normalise_doi"]
 NAME = "jsonl"
 SUFFIXES = (".jsonl", ".ndjson")
 
+#: The years a record may give (``dcterms:issued`` is an ``xsd:gYear`` of four digits).
+YEARS = range(1000, 10000)
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
 
 
@@ -35,13 +44,21 @@ def normalise_doi(doi: str) -> str:
     return _DOI_PREFIX.sub("", doi.strip()).lower()
 
 
+class _Bad(Exception):
+    """A record that cannot be used: ``kind`` counts it, the message explains it."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
 def _text(value: Any, key: str, where: str) -> str | None:
     if value is None:
         return None
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and key == "id":
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and key == "id" and math.isfinite(value):
         value = str(value)
     if not isinstance(value, str):
-        raise CorpusError(f"{where}: {key!r} must be a string, not {type(value).__name__}")
+        raise _Bad("with a field of the wrong type", f"{where}: {key!r} must be a string, not {type(value).__name__}")
     return normalise_whitespace(value) or None
 
 
@@ -51,26 +68,27 @@ def _texts(value: Any, key: str, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise CorpusError(f"{where}: {key!r} must be a list of strings")
+        raise _Bad("with a field of the wrong type", f"{where}: {key!r} must be a list of strings")
     return tuple(t for t in (normalise_whitespace(v) for v in value) if t)
 
 
 def _year(value: Any, where: str) -> int | None:
     if value is None or value == "":
         return None
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value.strip()) <= 4:
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value in YEARS:
         return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
-    raise CorpusError(f"{where}: 'year' must be a whole number like 2025, not {value!r}")
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "..."
+    raise _Bad("with a field of the wrong type", f"{where}: 'year' must be a four-digit year like 2025, not {shown}")
 
 
 def _paper(record: Any, source: SourceRef, where: str) -> Paper:
     if not isinstance(record, dict):
-        raise CorpusError(f"{where}: each line must be a JSON object, not {type(record).__name__}")
+        raise _Bad("not a JSON object", f"{where}: each line must be a JSON object, not {type(record).__name__}")
     abstract = _text(record.get("abstract"), "abstract", where)
     if not abstract:
-        raise CorpusError(f"{where}: paper has no 'abstract' (it is the one required key)")
+        raise _Bad("without an abstract", f"{where}: paper has no 'abstract' (it is the one required key), or it is empty")
     doi = _text(record.get("doi"), "doi", where)
     return Paper(
         abstract=abstract,
@@ -86,16 +104,26 @@ def _paper(record: Any, source: SourceRef, where: str) -> Paper:
     )
 
 
-def read(text: str, file_name: str, sha256: str) -> Iterator[Paper]:
+def read(text: str, file_name: str, sha256: str) -> Iterator[Paper | Rejected]:
     index = 0
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(_LINE_BREAK.split(text), start=1):
         if not line.strip():
             continue
         where = f"{file_name}:{number}"
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise CorpusError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
+            yield Rejected(number, "not JSON", f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        except (ValueError, RecursionError) as exc:  # a 5000-digit number, arrays nested 100000 deep ...
+            detail = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
+            yield Rejected(number, "not JSON", f"{where}: not usable JSON ({detail})")
+            continue
         index += 1
         source = SourceRef(file_name=file_name, sha256=sha256, line=number, index=index, format=NAME)
-        yield _paper(record, source, where)
+        try:
+            paper = _paper(record, source, where)
+        except _Bad as exc:
+            yield Rejected(number, exc.kind, str(exc))
+            continue
+        yield paper

@@ -133,11 +133,25 @@ def validate_file(path: str | Path) -> ValidationReport:
     try:
         data.parse(path, format=fmt)
     except Exception as exc:  # rdflib raises many types for bad input
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ValidationError(f"{path}: not valid {fmt}: {first}") from exc
+        raise ValidationError(f"{path}: not valid {fmt}: {_parse_problem(exc)}") from exc
     if fmt in {"trig", "nquads"}:  # validate the union of the named graphs
         union = rdflib.Graph()
         for triple in data.triples((None, None, None)):
             union.add(triple)
         data = union
     return validate_graph(data)
+
+
+def _parse_problem(exc: Exception) -> str:
+    """rdflib's parse error in a few words: "at line 2: newline found in string literal"."""
+    import re
+
+    text = str(exc).strip()
+    if not text:
+        return type(exc).__name__
+    where = re.match(r"at line (\d+)", text)
+    why = re.search(r"Bad syntax \((.*?)\) at \^", text)
+    if where and why:
+        return f"at line {where[1]}: {why[1]}"
+    detail = " ".join(text.split())
+    return detail if len(detail) <= 200 else detail[:200].rsplit(" ", 1)[0] + " ..."

@@ -30,7 +30,8 @@ def _sibling(path: Path, suffix: str) -> Path:
 
 
 def _recover(path: Path) -> None:
-    """Finish a swap that was interrupted between its two renames."""
+    """Finish a swap that was interrupted between its two renames (call it
+    holding the store's lock)."""
     old = _sibling(path, "old")
     if not path.exists() and old.exists():
         old.rename(path)
@@ -39,7 +40,14 @@ def _recover(path: Path) -> None:
 def open_store(path: str | Path = DEFAULT_STORE) -> Store:
     """Open a built store for reading."""
     path = Path(path)
-    _recover(path)
+    if not path.exists() and _sibling(path, "old").exists():
+        # A build was killed between its two renames, or one is between them
+        # right now: wait for the lock, so as not to undo a swap in progress.
+        try:
+            with store_lock(path, wait=True):
+                _recover(path)
+        except StoreError:
+            pass  # no lock to be had (a read-only folder): open what is there
     if not path.is_dir():
         raise StoreError(f"{path}: no graph store here; build one with `kg build` (or pass --store)")
     try:
@@ -49,12 +57,18 @@ def open_store(path: str | Path = DEFAULT_STORE) -> Store:
 
 
 @contextmanager
-def store_lock(path: Path) -> Iterator[None]:
-    """Hold the store's write lock; a second writer is refused, not queued."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "w") as handle:
+def store_lock(path: Path, wait: bool = False) -> Iterator[None]:
+    """Hold the store's write lock; a second writer is refused, not queued
+    (unless ``wait``)."""
+    lock = path.with_name(path.name + ".lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock, "w")
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot create a store here ({exc.strerror or exc}); choose another --store") from exc
+    with handle:
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError as exc:
             raise StoreError(f"{path}: another kg command is writing this store; wait for it to finish") from exc
         try:
@@ -75,13 +89,18 @@ def write_store(quads: Iterable[Quad], path: str | Path = DEFAULT_STORE) -> None
         shutil.rmtree(new, ignore_errors=True)  # left by a build that was killed
         try:
             _fill(new, quads)
-        except BaseException:
+            if path.exists():
+                shutil.rmtree(old, ignore_errors=True)
+                os.rename(path, old)
+            os.rename(new, path)
+        except OSError as exc:
             shutil.rmtree(new, ignore_errors=True)
+            _recover(path)
+            raise StoreError(f"{path}: cannot write the new store ({exc.strerror or exc}); the previous one is unchanged") from exc
+        except BaseException:  # Ctrl-C, a failing stage: nothing moved yet, or the swap is undone
+            shutil.rmtree(new, ignore_errors=True)
+            _recover(path)
             raise
-        if path.exists():
-            shutil.rmtree(old, ignore_errors=True)
-            os.rename(path, old)
-        os.rename(new, path)
         shutil.rmtree(old, ignore_errors=True)
 
 
