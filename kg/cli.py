@@ -130,9 +130,10 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @_cache_options
 @click.option("--cache-from", "merge", multiple=True, type=click.Path(path_type=Path, exists=True, dir_okay=False),
               help="Take extractions from another cache file first, e.g. one `kg extract --shard` filled (repeatable).")
+@click.option("--page/--no-page", default=True, show_default=True, help="Also write the overview page, exports/kg.html (it reads the whole graph: skip it for huge corpora).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
 def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extract: bool, strict: bool, ner: bool, jobs: int,
-          cache: Path | None, no_cache: bool, merge: tuple[Path, ...], quiet: bool) -> None:
+          cache: Path | None, no_cache: bool, merge: tuple[Path, ...], page: bool, quiet: bool) -> None:
     """Read PATHS (files or folders; default: corpus/) and build the graph store.
 
     The store then holds exactly the graph of PATHS: building again with other
@@ -162,11 +163,12 @@ def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extra
             f"Built {store}: {report.papers} papers ({report.records} records from {report.files} files, "
             f"{report.duplicates} duplicates merged), {report.authors} authors, {triples} triples{extracted}."
         )
-    from kg.views import draw
+    if page:
+        from kg.views import draw
 
-    view, page = draw(open_store(store))
-    if not quiet:
-        click.echo(f"Wrote {page}: {len(view.nodes)} nodes, {len(view.edges)} links (open it in a browser; `kg viz --help` draws other parts).")
+        view, written = draw(open_store(store))
+        if not quiet:
+            click.echo(f"Wrote {written}: {len(view.nodes)} nodes, {len(view.edges)} links (open it in a browser; `kg viz --help` draws other parts).")
 
 
 @cli.command()
