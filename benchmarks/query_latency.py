@@ -6,8 +6,9 @@ claims copied with distinct IRIs; recurring concepts and authors shared),
 loaded into an on-disk pyoxigraph Store the way `kg build` writes one
 (``kg.graph.store.write_store``: ``bulk_extend``) and opened read-only, as kg
 does. Each query runs with its header's example parameter ("e.g. ..."), bound
-as kg binds them (``kg.query.run_query(store, sparql, params)``, i.e.
-Oxigraph's substitutions); rdflib gets the same values as ``initBindings``.
+as kg binds them (``kg.query.run_query(store, sparql, params)``: SEP-0007
+term substitution, ``kg/query/binding.py``); rdflib gets the same values as
+``initBindings``.
 Every run reads the whole answer. One warm-up run, then timed runs until
 ``--repeats`` or ``--budget`` seconds (at least 3); a query whose warm-up
 takes longer than ``--budget`` is timed by that one run. p50/p95 are
@@ -81,8 +82,8 @@ def sparql_term(value: str) -> str:
 
 def inlined(sparql: str, params: dict[str, str]) -> str:
     """The query with each parameter written into its WHERE clause as a constant
-    (and bound by VALUES for the projection): the same answers, without
-    Oxigraph's substitutions. A diagnostic only; kg binds with substitutions."""
+    (and bound by VALUES for the projection): the same answers. A diagnostic
+    only (kg now binds by term substitution, which this reproduced)."""
     start = sparql.index("WHERE {") + len("WHERE {")
     end = sparql.rindex("}")
     body = sparql[start:end]
