@@ -88,12 +88,7 @@ def graph_quads(
             for extraction in tracked(extractions) if number == 0 else extractions:
                 spill.add(extraction)
         linker = ConceptLinker()
-        for extraction in spill:
-            linker.add_definitions(extraction)
-        linker.finish_definitions()
-        for extraction in spill:
-            linker.add_labels(extraction)
-        linker.finish_labels()
+        linker.prepare(spill)
         patterns = load_hearst_patterns()
         links = []
         for extraction in spill:

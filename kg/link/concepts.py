@@ -276,6 +276,15 @@ class ConceptLinker:
         self._groups: dict[tuple[str, str], _Group] = defaultdict(_Group)
         self._relation_only: dict[tuple[str, str], _Choice] = {}
 
+    def prepare(self, extractions: Iterable[Extraction]) -> None:
+        """Passes 1 and 2 over ``extractions``, which must be iterable twice (a list, a spill file)."""
+        for extraction in extractions:
+            self.add_definitions(extraction)
+        self.finish_definitions()
+        for extraction in extractions:
+            self.add_labels(extraction)
+        self.finish_labels()
+
     def add_definitions(self, extraction: Extraction) -> None:
         self._linker.add_definitions(extraction)
 
@@ -362,12 +371,7 @@ def link_concepts(extractions: Iterable[Extraction], lexicon: Sequence[LexiconEn
     """Decide the concepts of ``extractions`` held in memory (a build streams them through :class:`ConceptLinker`)."""
     extractions = list(extractions)
     linker = ConceptLinker(lexicon)
-    for extraction in extractions:
-        linker.add_definitions(extraction)
-    linker.finish_definitions()
-    for extraction in extractions:
-        linker.add_labels(extraction)
-    linker.finish_labels()
+    linker.prepare(extractions)
     mentions, relation_ends = {}, {}
     for extraction in extractions:
         paper = linker.link(extraction)
