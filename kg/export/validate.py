@@ -64,12 +64,11 @@ def _local(term) -> str:
 
 
 def _compact(iri: str) -> str:
-    from kg.vocab import PREFIXES
+    from pyoxigraph import NamedNode
 
-    for prefix, namespace in sorted(PREFIXES.items(), key=lambda item: -len(item[1])):
-        if iri.startswith(namespace) and len(iri) > len(namespace):
-            return f"{prefix}:{iri[len(namespace):]}"
-    return iri
+    from kg.query.results import compact
+
+    return compact(NamedNode(iri))
 
 
 def _path_text(results, path) -> str:

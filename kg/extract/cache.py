@@ -126,11 +126,12 @@ class CachingExtractor:
     def extract(self, papers: Iterable[LinkedPaper]) -> Iterator[Extraction]:
         papers = list(papers)
         known = self.cache.keys()
-        missing = [p for p in papers if abstract_key(p.paper.abstract) not in known]
+        cached = [abstract_key(p.paper.abstract) in known for p in papers]
+        missing = [p for p, hit in zip(papers, cached) if not hit]
         fresh = self.inner.extract(missing) if missing else iter(())
         pending: list[tuple[str, Extraction]] = []
-        for paper in papers:
-            if abstract_key(paper.paper.abstract) in known:
+        for paper, hit in zip(papers, cached):
+            if hit:
                 yield self.cache.get(paper.paper.abstract, paper.iri)
                 continue
             extraction = next(fresh)

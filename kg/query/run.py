@@ -81,16 +81,19 @@ def run_query(store: Store, sparql: str, params: dict[str, str | NamedNode | Lit
     """Run a SPARQL query; ``params`` bind variables by name (without the "?")."""
     from kg.query.binding import bind_terms
 
-    try:
-        Store().query(sparql, prefixes=PREFIXES)  # syntax errors point into the query as written
-    except SyntaxError as exc:
-        raise QueryError(syntax_message(exc, sparql)) from exc
-    except (RuntimeError, OSError):
-        pass  # valid syntax
+    if params:
+        try:
+            Store().query(sparql, prefixes=PREFIXES)  # syntax errors point into the query as written
+        except SyntaxError as exc:
+            raise QueryError(syntax_message(exc, sparql)) from exc
+        except (RuntimeError, OSError):
+            pass  # valid syntax
     try:
         raw = store.query(bind_terms(sparql, params) if params else sparql, prefixes=PREFIXES)
     except SyntaxError as exc:
-        names = ", ".join(f"?{name}" for name in params or {})
+        if not params:
+            raise QueryError(syntax_message(exc, sparql)) from exc
+        names = ", ".join(f"?{name}" for name in params)
         raise QueryError(f"cannot bind {names} in this query: {syntax_message(exc)}") from exc
     except RuntimeError as exc:
         raise QueryError(f"query failed: {exc}") from exc
