@@ -15,7 +15,12 @@ For each size it runs, each in a fresh process (``kg build`` through
   the ``--jobs 2`` build: the ratio to the full build is the headline.
 
     python benchmarks/build_scale.py --sizes 1000 10000          # ~25 min on 2 cores
-    python benchmarks/build_scale.py --sizes 100000 --jobs-list 2 --no-incremental
+    python benchmarks/build_scale.py --sizes 10000 --jobs-list 2 --no-page
+    python benchmarks/build_scale.py --sizes 100000 --jobs-list 2 --no-incremental --no-page   # ~40 min
+
+``--no-page`` passes ``--no-page`` to every build (no overview page, as the
+README advises for huge corpora); compare peak memory across sizes only
+between runs with the same options.
 
 Writes ``benchmarks/results/build_scale.json``.
 """
@@ -81,14 +86,14 @@ def timed_build(corpus: list[Path], store: Path, *options: str) -> dict:
     return {"seconds": round(seconds, 1), "peak_rss_mib": round(usage.ru_maxrss / 1024)}
 
 
-def measure(size: int, jobs_list: list[int], incremental: bool, work: Path) -> dict:
+def measure(size: int, jobs_list: list[int], incremental: bool, work: Path, options: tuple[str, ...] = ()) -> dict:
     corpus = make_corpus(size, work / f"corpus-{size}.jsonl")
     words = sum(len(json.loads(line)["abstract"].split()) for line in corpus.open(encoding="utf-8"))
-    row: dict = {"abstracts": size, "words": words}
+    row: dict = {"abstracts": size, "words": words, "build_options": list(options)}
     for jobs in jobs_list:
         store = work / f"store-{size}-j{jobs}" / "store"
         store.parent.mkdir(parents=True, exist_ok=True)
-        row[f"jobs{jobs}"] = timed_build([corpus], store, "--jobs", str(jobs), "--cache", str(store.parent / "cache.sqlite"))
+        row[f"jobs{jobs}"] = timed_build([corpus], store, "--jobs", str(jobs), "--cache", str(store.parent / "cache.sqlite"), *options)
         row[f"jobs{jobs}"]["words_per_s"] = round(words / row[f"jobs{jobs}"]["seconds"])
         print(f"{size} abstracts, --jobs {jobs}: {row[f'jobs{jobs}']}", flush=True)
     if len(jobs_list) > 1:
@@ -97,7 +102,7 @@ def measure(size: int, jobs_list: list[int], incremental: bool, work: Path) -> d
         jobs = jobs_list[-1]
         store = work / f"store-{size}-j{jobs}" / "store"
         extra = make_corpus(10, work / f"extra-{size}.jsonl", seed=1, offset=size)
-        row["incremental_10"] = timed_build([corpus, extra], store, "--jobs", str(jobs), "--cache", str(store.parent / "cache.sqlite"))
+        row["incremental_10"] = timed_build([corpus, extra], store, "--jobs", str(jobs), "--cache", str(store.parent / "cache.sqlite"), *options)
         row["incremental_ratio"] = round(row["incremental_10"]["seconds"] / row[f"jobs{jobs}"]["seconds"], 3)
     return row
 
@@ -107,18 +112,19 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--jobs-list", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--no-incremental", action="store_true")
+    parser.add_argument("--no-page", action="store_true", help="Pass --no-page to every build.")
     parser.add_argument("--work", type=Path, default=None, help="Keep corpora and stores here (default: a temporary folder).")
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="kg-scale-"))
     work.mkdir(parents=True, exist_ok=True)
     rows = []
     for size in args.sizes:
-        row = measure(size, args.jobs_list, not args.no_incremental, work)
+        row = measure(size, args.jobs_list, not args.no_incremental, work, ("--no-page",) if args.no_page else ())
         rows.append(row)
         print(json.dumps(row))
     previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"runs": {}}
-    for row in rows:
-        previous["runs"][str(row["abstracts"])] = row
+    for row in rows:  # runs with other build options are kept apart: "10000", "10000 --no-page"
+        previous["runs"][" ".join([str(row["abstracts"]), *row["build_options"]])] = row
     previous["machine"] = {"cpus": os.cpu_count(), "python": platform.python_version(), "note": "2 shared cores; other work ran at times"}
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(previous, indent=2) + "\n")

@@ -8,7 +8,7 @@ loaded into an on-disk pyoxigraph Store the way `kg build` writes one
 does. Each query runs with its header's example parameter ("e.g. ..."), bound
 as kg binds them (``kg.query.run_query(store, sparql, params)``: SEP-0007
 term substitution, ``kg/query/binding.py``); rdflib gets the same values as
-``initBindings``.
+``initBindings``, with each ``?NAMEKey`` bound to the value lower-cased.
 Every run reads the whole answer. One warm-up run, then timed runs until
 ``--repeats`` or ``--budget`` seconds (at least 3); a query whose warm-up
 takes longer than ``--budget`` is timed by that one run. p50/p95 are
@@ -19,11 +19,8 @@ Every query runs in a worker process that is stopped when one run passes
 smallest size (row counts are compared there); at 1M and 5M triples only the
 heaviest query, the slowest on pyoxigraph at that size, plus the slowest on
 rdflib at the smallest size when that is another. For a query over 100 ms
-(at ``--diagnose-at`` sizes, 1M by default), the same answers are timed two
-other ways: with the values written in as constants (what the binding
-costs), and, for queries that start with the case-insensitive label lookup,
-that lookup alone and then the query by the IRIs it found (what the lookup
-costs inside the join).
+(at ``--diagnose-at`` sizes, 1M by default), the same answers are also timed
+with the values written in as constants (what the binding costs).
 
 Targets: every query p50 <= 100 ms at 1M triples on pyoxigraph, and >= 10x
 faster than rdflib on the heaviest.
@@ -93,27 +90,6 @@ def inlined(sparql: str, params: dict[str, str]) -> str:
     return sparql[:start] + values + body + sparql[end:]
 
 
-# The case-insensitive label lookup several queries start with, as a nested group.
-LABEL_GROUP = re.compile(r"\{\s*\?(\w+)\s+skos:prefLabel\|skos:altLabel\s+\?name\s*\.\s*"
-                         r"FILTER\s*\(\s*LCASE\(STR\(\?name\)\)\s*=\s*LCASE\(STR\(\?(\w+)\)\)\s*\)\s*\}")
-LOOKUP = "SELECT DISTINCT ?node ?{param} WHERE {{ ?node skos:prefLabel|skos:altLabel ?name . FILTER (LCASE(STR(?name)) = LCASE(STR(?{param}))) }}"
-
-
-def by_iri(store, sparql: str, params: dict[str, str]) -> tuple[str, str, dict] | None:
-    """For a query that starts with LABEL_GROUP: the lookup alone, and the query
-    with the group replaced by ``VALUES ?node { IRIs it finds }`` (same answers).
-    A diagnostic only: it shows what the label lookup costs inside the join."""
-    from kg.query import run_query
-
-    match = LABEL_GROUP.search(sparql)
-    if not match:
-        return None
-    node, param = match[1], match[2]
-    lookup = LOOKUP.format(param=param)
-    iris = " ".join(f"<{s['node'].value}>" for s in run_query(store, lookup, {param: params[param]}).raw)
-    return lookup, sparql[:match.start()] + f"VALUES ?{node} {{ {iris} }}" + sparql[match.end():], {param: params[param]}
-
-
 def paper_order(store, queries, params) -> list[str]:
     """Papers in the example answers, most answers first: a small graph keeps them."""
     from kg.query import run_query
@@ -156,8 +132,12 @@ def worker(engine: str, source: str, jobs: list, repeats: int, budget_s: float, 
             graph = Graph()
             graph.parse(source, format="nt")
 
+            from kg.query.binding import KEY_SUFFIX
+
             def execute(sparql, params):
                 bindings = {Variable(k): URIRef(v[1:-1]) if v.startswith("<") and v.endswith(">") else Literal(v) for k, v in params.items()}
+                # ?NAMEKey, as kg.query.binding binds it: the value lower-cased
+                bindings.update({Variable(k + KEY_SUFFIX): Literal(v.lower()) for k, v in params.items()})
                 return len(list(graph.query(sparql, initNs=PREFIXES, initBindings=bindings)))
             size = len(graph)
         conn.send(("ready", time.perf_counter() - started, size, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
@@ -303,23 +283,9 @@ def run_size(target: int, scaler, queries, params, args, workdir: Path, rdflib_h
         variants = run_guarded("pyoxigraph", store_path, [(q.name, inlined(q.sparql, params[q.name]), {}) for q in slow], args)["jobs"]
         for name, variant in variants.items():
             ox[name]["values_inlined"] = variant
-        from kg.graph.store import open_store
-
-        db = open_store(store_path)
-        split = {q.name: by_iri(db, q.sparql, params[q.name]) for q in slow}
-        del db
-        jobs = [job for name, v in split.items() if v for job in ((f"{name}:lookup", v[0], v[2]), (f"{name}:by-iri", v[1], v[2]))]
-        if jobs:
-            sg.log(f"[{target}] timing {len(jobs) // 2} of them as label lookup, then the query by IRI ...")
-            timed = run_guarded("pyoxigraph", store_path, jobs, args)["jobs"]
-            for name, v in split.items():
-                if v:
-                    ox[name]["label_lookup"] = timed[f"{name}:lookup"]
-                    ox[name]["by_iri"] = timed[f"{name}:by-iri"]
     for name, entry in ox.items():
         sg.log(f"    {name:24} p50 {ms_text(entry):>10} ms  rows {entry.get('rows', '-')}"
-               + (f"   values inlined: {ms_text(entry['values_inlined'])} ms" if "values_inlined" in entry else "")
-               + (f"   lookup {ms_text(entry['label_lookup'])} + by IRI {ms_text(entry['by_iri'])} ms" if "by_iri" in entry else ""))
+               + (f"   values inlined: {ms_text(entry['values_inlined'])} ms" if "values_inlined" in entry else ""))
     heaviest = max(ox, key=lambda n: (ms(ox[n]) if not math.isnan(ms(ox[n])) else -1, n))
     every = target <= args.rdflib_all_up_to
     chosen = [q for q in queries if every or q.name in (heaviest, rdflib_heaviest_small)]
@@ -349,7 +315,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--rdflib-all-up-to", type=int, default=100_000, help="run every query on rdflib up to this size, above it only the heaviest (default: %(default)s)")
     parser.add_argument("--store", type=Path, default=None, help="corpus store to scale (default: build corpus/ afresh, as `kg build -q`)")
     parser.add_argument("--shared-min-papers", type=int, default=2, help="concepts/authors linked to this many papers are shared across copies (default: %(default)s)")
-    parser.add_argument("--diagnose-at", default=str(TARGET_SIZE), help="sizes at which queries over 100 ms are also timed with values inlined and as lookup + query by IRI (default: %(default)s)")
+    parser.add_argument("--diagnose-at", default=str(TARGET_SIZE), help="sizes at which queries over 100 ms are also timed with values inlined (default: %(default)s)")
     parser.add_argument("--merge", action="store_true", help="keep the other sizes already in the JSON output (replacing these)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="JSON output (default: benchmarks/results/query_latency.json)")
     args = parser.parse_args(argv)
@@ -419,15 +385,13 @@ def summarize(report: dict) -> None:
     print(sg.format_table(headers, rows))
     inl = [(s, n, e) for s in sizes for n, e in s["queries"].items() if "values_inlined" in e]
     if inl:
-        print("\nOver 100 ms, why: the same answers (row counts shown) with the values written in as constants, and,")
-        print("for queries that start with the case-insensitive label lookup, that lookup alone, then the query by the IRIs it finds\n")
+        print("\nOver 100 ms, why: the same answers (row counts shown) with the values written in as constants\n")
 
         def rows_of(e):
             return e.get("rows", "-") if e else ""
-        print(sg.format_table(["size", "query", "as kg runs it", "rows", "values inlined", "rows", "lookup", "by IRI", "rows"],
-                              [[size_label(s["dataset"]["triples"]), n, ms_text(e), rows_of(e), ms_text(e["values_inlined"]), rows_of(e["values_inlined"]),
-                                ms_text(e["label_lookup"]) if "label_lookup" in e else "", ms_text(e["by_iri"]) if "by_iri" in e else "",
-                                rows_of(e.get("by_iri"))] for s, n, e in inl], left=2))
+        print(sg.format_table(["size", "query", "as kg runs it", "rows", "values inlined", "rows"],
+                              [[size_label(s["dataset"]["triples"]), n, ms_text(e), rows_of(e), ms_text(e["values_inlined"]), rows_of(e["values_inlined"])]
+                               for s, n, e in inl], left=2))
     print()
     for s in sizes:
         d, load = s["dataset"], s.get("rdflib_load") or {}

@@ -58,7 +58,7 @@ FOAF = "http://xmlns.com/foaf/0.1/"
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
 PAPER_LOCAL = {"paper", "mention", "claim", "relation", "authorship", "record"}
-LABEL_PREDICATES = {RDFS + "label", DCT + "title", KG + "derivedLabel", SKOS + "prefLabel", SKOS + "altLabel", FOAF + "name"}
+LABEL_PREDICATES = {RDFS + "label", DCT + "title", KG + "derivedLabel", KG + "nameKey", SKOS + "prefLabel", SKOS + "altLabel", FOAF + "name"}
 LABELLED_KINDS = {"paper", "concept", "form", "person"}
 STATEMENT_PREDICATES = {KG + "evaluatedOn", KG + "usedFor", KG + "uses", KG + "outperforms", SKOS + "broader"}
 IRI_MARK, LABEL_MARK = "\x00", "\x01"  # replaced per copy by the IRI and label suffixes

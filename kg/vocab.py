@@ -57,7 +57,7 @@ KG = Namespace(
     Paper Concept Method Dataset Task Metric Claim Mention Topic Venue
     Authorship SourceFile SourceRecord RelationMention
     mentions proposes hasClaim evaluatedOn usedFor uses outperforms
-    hasAuthorship author authorPosition award derivedLabel
+    hasAuthorship author authorPosition award derivedLabel nameKey
     hasMention mentionOf inPaper startOffset endOffset sentenceStart sentenceEnd
     sentence confidence
     SurfaceForm hasForm mergeRule mergeNote mentionCount BroaderEvidence rule

@@ -9,6 +9,7 @@ from pyoxigraph import Literal, NamedNode, Quad, Store
 
 from kg.errors import QueryError
 from kg.graph import open_store
+from kg.graph.build import name_key
 from kg.query import find_query, list_queries
 from kg.query.ask import (
     Answer,
@@ -103,15 +104,18 @@ def _tiny_store() -> Store:
         concept = iri("concept", key)
         triples += [(concept, RDF.type, KG[cls]), (concept, SKOS.prefLabel, Literal(pref_label))]
         triples += [(concept, SKOS.altLabel, Literal(a)) for a in alt_labels]
+        triples += [(concept, KG.nameKey, name_key(label)) for label in (pref_label, *alt_labels)]
     for key, (title, abstract, authors, mentions, claims, relations, proposes) in PAPERS.items():
         paper = iri("paper", key)
         sentences = _sentences(abstract)
-        triples += [(paper, RDF.type, KG.Paper), (paper, RDFS.label, Literal(title or abstract.split(".")[0] + "…"))]
+        label = title or abstract.split(".")[0] + "…"
+        triples += [(paper, RDF.type, KG.Paper), (paper, RDFS.label, Literal(label)), (paper, KG.nameKey, name_key(label))]
         if title:
             triples.append((paper, DCTERMS.title, Literal(title)))
         for name in authors:
             person = iri("person", name.lower().replace(" ", "-"))
             triples += [(paper, DCTERMS.creator, person), (person, RDF.type, FOAF.Person), (person, FOAF.name, Literal(name))]
+            triples.append((person, KG.nameKey, name_key(name)))
         cursor = 0
         for i, (text, concept_key, component) in enumerate(mentions):
             start = abstract.index(text, cursor)
@@ -292,6 +296,15 @@ def test_what_the_lora3d_paper_proposes(corpus):
     answer = ask(corpus, "paper-proposes", {"paper": LORA3D.lower()})
     assert rows(answer, "concept", "type") == [("LoRA3D", "Method")]
     assert answer.records()[0]["evidenceSentence"].startswith("To address this, we propose LoRA3D")
+
+
+def test_a_paper_is_found_by_its_iri_bare_or_in_brackets(corpus):
+    by_title = rows(ask(corpus, "paper-proposes", {"paper": LORA3D}), "concept", "evidencePaper")
+    iri = by_title[0][1]
+    assert rows(ask(corpus, "paper-proposes", {"paper": iri}), "concept", "evidencePaper") == by_title
+    assert rows(ask(corpus, "paper-proposes", {"paper": f"<{iri}>"}), "concept", "evidencePaper") == by_title
+    with pytest.raises(UnknownPaperError):
+        ask(corpus, "paper-proposes", {"paper": iri + "0"})
 
 
 def test_concepts_shared_by_lora3d_and_omnire(corpus):

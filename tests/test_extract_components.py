@@ -5,6 +5,7 @@ import pytest
 
 from kg.extract.components.acronyms import best_long_form, find_acronyms, looks_like_short_form
 from kg.extract.components.labels import canonical_label, is_plain_phrase
+from kg.extract.components.concepts import RULE_SPANS_KEY
 from kg.extract.pipeline import build_nlp
 from kg.extract.spans import ConceptSpan, RelationSpan
 
@@ -85,6 +86,17 @@ def test_lexicon_names_datasets_and_metrics(nlp):
     assert {(t, k) for t, k, _, _ in concepts(doc)} == {
         ("ImageNet", "Dataset"), ("CIFAR-10", "Dataset"), ("AUROC", "Metric"), ("FPR95", "Metric"), ("GPT-4", "Method"),
     }
+
+
+def test_lexicon_terms_match_in_any_case_and_names_only_as_written(nlp):
+    # "domain generalization" is a lower-case lexicon term; "CLIP" a name, and "clip" a word
+    def ruled(text):
+        doc = nlp(text)
+        return {(s.text, s.id_) for s in doc.spans[RULE_SPANS_KEY] if s.id_.startswith("lexicon:")}
+
+    assert ("Domain Generalization", "lexicon:domain generalization") in ruled("Domain Generalization with CLIP features.")
+    assert ("CLIP", "lexicon:CLIP") in ruled("Domain Generalization with CLIP features.")
+    assert not any(text == "clip" for text, _ in ruled("We clip the gradients for domain generalization."))
 
 
 def test_named_datasets_and_their_coordination(nlp):

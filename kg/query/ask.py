@@ -126,9 +126,21 @@ def _suggest(name: str, candidates: list[str]) -> str:
     return f"; did you mean {', '.join(repr(by_fold[m]) for m in matches)}?" if matches else ""
 
 
-def _exists(store: Store, sparql: str, value: str) -> bool:
-    result = run_query(store, sparql, {"value": text_literal(value)})
+def _exists(store: Store, sparql: str, value: str | NamedNode | Literal) -> bool:
+    result = run_query(store, sparql, {"value": value if isinstance(value, (NamedNode, Literal)) else text_literal(value)})
     return any(True for _ in result.raw)
+
+
+def paper_term(value: str) -> NamedNode | Literal:
+    """A paper parameter's term: its IRI when the value is one (``<...>`` or a
+    bare ``http(s)://`` IRI), else the title or label as a string."""
+    iri = value[1:-1] if value.startswith("<") and value.endswith(">") else value
+    if iri.startswith(("http://", "https://")) and not any(c.isspace() for c in iri):
+        try:
+            return NamedNode(iri)
+        except ValueError:
+            pass
+    return text_literal(value)
 
 
 def _strings(store: Store, sparql: str) -> list[str]:
@@ -138,9 +150,8 @@ def _strings(store: Store, sparql: str) -> list[str]:
 def _check_concept(store: Store, param: str, value: str) -> None:
     found = _exists(
         store,
-        "SELECT ?value WHERE { ?c skos:prefLabel|skos:altLabel ?name ; a ?class . "
-        "FILTER (?class IN (kg:Method, kg:Dataset, kg:Task, kg:Metric)) "
-        "FILTER (LCASE(STR(?name)) = LCASE(STR(?value))) } LIMIT 1",
+        "SELECT ?value WHERE { ?c kg:nameKey ?valueKey ; a ?class . "
+        "FILTER (?class IN (kg:Method, kg:Dataset, kg:Task, kg:Metric)) } LIMIT 1",
         value,
     )
     if not found:
@@ -152,9 +163,8 @@ def _check_concept(store: Store, param: str, value: str) -> None:
 def _check_paper(store: Store, param: str, value: str) -> None:
     found = _exists(
         store,
-        "SELECT ?value WHERE { ?p a kg:Paper ; dcterms:title|rdfs:label ?name . "
-        "FILTER (LCASE(STR(?name)) = LCASE(STR(?value)) || STR(?p) = STR(?value)) } LIMIT 1",
-        value,
+        "SELECT ?value WHERE { { ?p kg:nameKey ?valueKey } UNION { BIND (?value AS ?p) } ?p a kg:Paper } LIMIT 1",
+        paper_term(value),
     )
     if not found:
         titles = _strings(store, "SELECT DISTINCT ?name WHERE { ?p a kg:Paper ; dcterms:title|rdfs:label ?name }")
@@ -169,7 +179,7 @@ def _check_paper(store: Store, param: str, value: str) -> None:
 def _check_author(store: Store, param: str, value: str) -> None:
     found = _exists(
         store,
-        "SELECT ?value WHERE { ?person a foaf:Person ; foaf:name ?name . FILTER (LCASE(STR(?name)) = LCASE(STR(?value))) } LIMIT 1",
+        "SELECT ?value WHERE { ?person kg:nameKey ?valueKey ; a foaf:Person } LIMIT 1",
         value,
     )
     if not found:
@@ -199,7 +209,7 @@ def ask(store: Store, name: str, params: Mapping[str, str] | None = None, *, evi
         kind = named.kinds.get(param)
         if kind:
             _CHECKS[kind](store, param, value)
-            bindings[param] = text_literal(value)
+            bindings[param] = paper_term(value) if kind == "paper" else text_literal(value)
         else:
             bindings[param] = parse_param(value)
     result = run_query(store, named.sparql, bindings)

@@ -117,7 +117,8 @@ class ConceptRecognizer:
 
     def _from_rules(self, doc: Doc) -> list[_Candidate]:
         candidates = []
-        for span in doc.spans.get(RULE_SPANS_KEY, []):
+        # Two rulers fill the group, each in its own order: one order, no repeats.
+        for span in sorted(set(doc.spans.get(RULE_SPANS_KEY, []))):
             rule = span.id_ or span.label_
             if rule.startswith("lexicon:"):
                 entry = self.known[rule[len("lexicon:") :]]
