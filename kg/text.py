@@ -12,7 +12,7 @@ import re
 import sys
 import unicodedata
 
-__all__ = ["normalise_whitespace", "derived_label", "fold", "match_key", "slugify", "short_hash"]
+__all__ = ["normalise_whitespace", "is_blank", "derived_label", "fold", "match_key", "slugify", "short_hash"]
 
 # Unicode spaces (NBSP, thin spaces, ideographic space ...) count as whitespace;
 # zero-width characters and C0/C1 controls other than whitespace (tab, line
@@ -33,6 +33,16 @@ def normalise_whitespace(text: str) -> str:
     text = _INVISIBLE.sub("", _SURROGATE.sub("\ufffd", text))
     text = unicodedata.normalize("NFC", text)
     return _SPACES.sub(" ", text).strip()
+
+
+_VISIBLE = re.compile(r"[^\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+                      r"\u0000-\u0008\u000b\u000e-\u001f\u007f-\u0084\u0086-\u009f\u200b-\u200d\u2060\ufeff]")
+
+
+def is_blank(text: str) -> bool:
+    """Whether :func:`normalise_whitespace` would leave nothing, without making
+    the copies it makes (a whole corpus file can be hundreds of MB)."""
+    return _VISIBLE.search(text) is None
 
 
 def derived_label(abstract: str, length: int = DERIVED_LABEL_LENGTH) -> str:

@@ -22,7 +22,7 @@ from kg.link import identity
 from kg.link.normalise import concept_key
 from kg.pipeline import build
 from kg.records import CONCEPT_TYPES, Paper, Rejected
-from kg.text import match_key, normalise_whitespace
+from kg.text import fold, is_blank, match_key, normalise_whitespace
 
 # Every code point, lone surrogates included (JSON's "\ud800" escape makes them).
 ANY_CHAR = st.characters(exclude_categories=())
@@ -90,6 +90,24 @@ def test_normalise_whitespace_is_idempotent_for_any_code_point(text):
     once = normalise_whitespace(text)
     assert normalise_whitespace(once) == once
     once.encode("utf-8")
+
+
+@FAST
+@given(st.text(alphabet=st.sampled_from(" \t\n\u00a0\u2028\u200b\ufeff\x00\x85\x1c\u3000\u0301\u2060\x7fa\ud800")) | LABEL)
+def test_is_blank_agrees_with_normalising(text):
+    # the file check that avoids copying a whole file must say what normalising would
+    assert is_blank(text) == (not normalise_whitespace(text))
+
+
+@FAST
+@given(LABEL)
+def test_fold_of_ascii_is_lower_and_of_anything_drops_combining_marks(text):
+    import unicodedata
+
+    folded = fold(text)
+    assert not any(unicodedata.combining(c) for c in folded)
+    if text.isascii():
+        assert folded == text.lower()
 
 
 @FAST

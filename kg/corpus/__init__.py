@@ -24,7 +24,7 @@ from pathlib import Path
 from kg.corpus import conference, daily, jsonl
 from kg.errors import CorpusError, CorpusWarning
 from kg.records import Paper, Rejected
-from kg.text import match_key, normalise_whitespace
+from kg.text import is_blank, match_key
 
 __all__ = [
     "MAX_ABSTRACT_CHARS",
@@ -111,7 +111,7 @@ def load_source(path: Path) -> SourceText:
             f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
             "convert it first, e.g. iconv -f latin1 -t utf-8"
         ) from exc
-    if not normalise_whitespace(text):
+    if is_blank(text):
         raise CorpusError(f"{path}: file is empty (or holds only spaces and invisible characters)")
     return SourceText(path=path, text=text, sha256=hashlib.sha256(data).hexdigest())
 
@@ -138,7 +138,8 @@ class _Seen:
 
     def conflict(self, paper: Paper, path: Path, where: str) -> str | None:
         """Why ``paper`` contradicts an earlier record, or None (and remember it)."""
-        key = match_key(paper.abstract)
+        # a digest, not the folded abstract itself: 100k records would keep 140 MB of keys
+        key = hashlib.sha256(match_key(paper.abstract).encode("utf-8", "surrogatepass")).digest()
         claims = []
         if paper.doi:
             claims.append((self.by_doi, paper.doi, f"DOI {paper.doi}"))

@@ -104,9 +104,19 @@ def _paper(record: Any, source: SourceRef, where: str) -> Paper:
     )
 
 
+def _lines(text: str) -> Iterator[str]:
+    """``_LINE_BREAK.split(text)``, one line at a time: a list of every line of
+    a large file would double the reader's memory."""
+    start = 0
+    for match in _LINE_BREAK.finditer(text):
+        yield text[start : match.start()]
+        start = match.end()
+    yield text[start:]
+
+
 def read(text: str, file_name: str, sha256: str) -> Iterator[Paper | Rejected]:
     index = 0
-    for number, line in enumerate(_LINE_BREAK.split(text), start=1):
+    for number, line in enumerate(_lines(text), start=1):
         if not line.strip():
             continue
         where = f"{file_name}:{number}"
