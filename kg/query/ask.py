@@ -126,9 +126,8 @@ def _suggest(name: str, candidates: list[str]) -> str:
     return f"; did you mean {', '.join(repr(by_fold[m]) for m in matches)}?" if matches else ""
 
 
-def _exists(store: Store, sparql: str, value: str | NamedNode | Literal) -> bool:
-    result = run_query(store, sparql, {"value": value if isinstance(value, (NamedNode, Literal)) else text_literal(value)})
-    return any(True for _ in result.raw)
+def _exists(store: Store, sparql: str, value: NamedNode | Literal) -> bool:
+    return any(True for _ in run_query(store, sparql, {"value": value}).raw)
 
 
 def paper_term(value: str) -> NamedNode | Literal:
@@ -152,7 +151,7 @@ def _check_concept(store: Store, param: str, value: str) -> None:
         store,
         "SELECT ?value WHERE { ?c kg:nameKey ?valueKey ; a ?class . "
         "FILTER (?class IN (kg:Method, kg:Dataset, kg:Task, kg:Metric)) } LIMIT 1",
-        value,
+        text_literal(value),
     )
     if not found:
         suggestions = close_matches(store, value)
@@ -180,7 +179,7 @@ def _check_author(store: Store, param: str, value: str) -> None:
     found = _exists(
         store,
         "SELECT ?value WHERE { ?person kg:nameKey ?valueKey ; a foaf:Person } LIMIT 1",
-        value,
+        text_literal(value),
     )
     if not found:
         names = _strings(store, "SELECT DISTINCT ?name WHERE { ?person a foaf:Person ; foaf:name ?name }")
