@@ -11,11 +11,14 @@ For each size it runs, each in a fresh process (``kg build`` through
 ``python -m kg``), and reports wall time and peak RSS of that process:
 
 * ``--jobs 1`` and ``--jobs 2``, cache off: the ratio is the parallel speed-up;
-* an incremental build: the corpus plus 10 new abstracts, with the cache of
-  the ``--jobs 2`` build: the ratio to the full build is the headline.
+* an incremental build: the corpus plus a file of 10 new abstracts, given
+  last, with the cache of the ``--jobs 2`` build: the ratio to the full
+  build is the headline. ``--verify`` then builds the same inputs
+  ``--afresh`` into another store and checks the two graphs are the same,
+  triple for triple.
 
     python benchmarks/build_scale.py --sizes 1000 10000          # ~25 min on 2 cores
-    python benchmarks/build_scale.py --sizes 10000 --jobs-list 2 --no-page
+    python benchmarks/build_scale.py --sizes 10000 --jobs-list 2 --no-page --verify
     python benchmarks/build_scale.py --sizes 100000 --jobs-list 2 --no-incremental --no-page   # ~40 min
 
 ``--no-page`` passes ``--no-page`` to every build (no overview page, as the
@@ -86,7 +89,7 @@ def timed_build(corpus: list[Path], store: Path, *options: str) -> dict:
     return {"seconds": round(seconds, 1), "peak_rss_mib": round(usage.ru_maxrss / 1024)}
 
 
-def measure(size: int, jobs_list: list[int], incremental: bool, work: Path, options: tuple[str, ...] = ()) -> dict:
+def measure(size: int, jobs_list: list[int], incremental: bool, work: Path, options: tuple[str, ...] = (), verify: bool = False) -> dict:
     corpus = make_corpus(size, work / f"corpus-{size}.jsonl")
     words = sum(len(json.loads(line)["abstract"].split()) for line in corpus.open(encoding="utf-8"))
     row: dict = {"abstracts": size, "words": words, "build_options": list(options)}
@@ -104,7 +107,23 @@ def measure(size: int, jobs_list: list[int], incremental: bool, work: Path, opti
         extra = make_corpus(10, work / f"extra-{size}.jsonl", seed=1, offset=size)
         row["incremental_10"] = timed_build([corpus, extra], store, "--jobs", str(jobs), "--cache", str(store.parent / "cache.sqlite"), *options)
         row["incremental_ratio"] = round(row["incremental_10"]["seconds"] / row[f"jobs{jobs}"]["seconds"], 3)
+        print(f"{size} abstracts + 10: {row['incremental_10']}, {row['incremental_ratio']:.1%} of the full build", flush=True)
+        if verify:
+            fresh = work / f"store-{size}-fresh" / "store"
+            fresh.parent.mkdir(parents=True, exist_ok=True)
+            timed_build([corpus, extra], fresh, "--cache", str(store.parent / "cache.sqlite"), "--afresh", *options)
+            row["incremental_equals_afresh"] = same_graph(store, fresh)
+            print(f"incremental store equals a fresh build: {row['incremental_equals_afresh']}", flush=True)
     return row
+
+
+def same_graph(first: Path, second: Path) -> bool:
+    from pyoxigraph import Store
+
+    def triples(path: Path) -> list[str]:
+        return sorted(str(quad) for quad in Store.read_only(str(path)))
+
+    return triples(first) == triples(second)
 
 
 def main() -> None:
@@ -112,6 +131,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--jobs-list", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--no-incremental", action="store_true")
+    parser.add_argument("--verify", action="store_true", help="Check the incremental store against a fresh build of the same inputs.")
     parser.add_argument("--no-page", action="store_true", help="Pass --no-page to every build.")
     parser.add_argument("--work", type=Path, default=None, help="Keep corpora and stores here (default: a temporary folder).")
     args = parser.parse_args()
@@ -119,7 +139,7 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     rows = []
     for size in args.sizes:
-        row = measure(size, args.jobs_list, not args.no_incremental, work, ("--no-page",) if args.no_page else ())
+        row = measure(size, args.jobs_list, not args.no_incremental, work, ("--no-page",) if args.no_page else (), args.verify)
         rows.append(row)
         print(json.dumps(row))
     previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"runs": {}}

@@ -131,9 +131,11 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("--cache-from", "merge", multiple=True, type=click.Path(path_type=Path, exists=True, dir_okay=False),
               help="Take extractions from another cache file first, e.g. one `kg extract --shard` filled (repeatable).")
 @click.option("--page/--no-page", default=True, show_default=True, help="Also write the overview page, exports/kg.html (it reads the whole graph: skip it for huge corpora).")
+@click.option("--incremental/--afresh", default=True, show_default=True,
+              help="Add new papers to the previous graph when that gives exactly the graph a fresh build would (it says when it cannot), or always build afresh.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
 def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extract: bool, strict: bool, ner: bool, jobs: int,
-          cache: Path | None, no_cache: bool, merge: tuple[Path, ...], page: bool, quiet: bool) -> None:
+          cache: Path | None, no_cache: bool, merge: tuple[Path, ...], page: bool, incremental: bool, quiet: bool) -> None:
     """Read PATHS (files or folders; default: corpus/) and build the graph store.
 
     The store then holds exactly the graph of PATHS: building again with other
@@ -141,7 +143,9 @@ def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extra
     store as it was. Bad records are skipped with a warning that counts them
     (--strict: an error).
     Abstracts the extraction cache already holds (for this pipeline version)
-    are not extracted again, so adding papers to a built corpus is quick.
+    are not extracted again. Papers added after the previous build's, in a
+    file of their own given last, are added to its graph instead of building
+    it again, when that gives the same graph (the summary says which it did).
     """
     from kg.graph import open_store
     from kg.pipeline import build as run_build
@@ -155,13 +159,20 @@ def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extra
         extractors=[extractor] if extractor else [],
         progress=_progress("building graph", quiet),
         strict=strict,
+        incremental=incremental,
     )
     if not quiet:
         triples = len(open_store(store))
-        extracted = f"; {extractor.extracted} abstracts extracted, {report.papers - extractor.extracted} from the cache" if hasattr(extractor, "extracted") else ""
+        if report.added is not None:
+            how = f"added {report.added} new papers to the previous graph"
+            from_cache = report.added - extractor.extracted if hasattr(extractor, "extracted") else None
+        else:
+            how = f"built afresh: {report.rebuilt_because}"
+            from_cache = report.papers - extractor.extracted if hasattr(extractor, "extracted") else None
+        extracted = f"; {extractor.extracted} abstracts extracted, {from_cache} from the cache" if from_cache is not None else ""
         click.echo(
             f"Built {store}: {report.papers} papers ({report.records} records from {report.files} files, "
-            f"{report.duplicates} duplicates merged), {report.authors} authors, {triples} triples{extracted}."
+            f"{report.duplicates} duplicates merged), {report.authors} authors, {triples} triples{extracted} ({how})."
         )
     if page:
         from kg.views import draw

@@ -6,7 +6,7 @@ import json
 import struct
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pyoxigraph import Quad
@@ -14,13 +14,15 @@ from pyoxigraph import Quad
 from kg.corpus import read_paths
 from kg.extract import Extractor
 from kg.graph import DEFAULT_STORE, broader_quads, concept_quads, extraction_quads, paper_quads, write_store
+from kg.graph.state import STATE_FILE, BuildState
+from kg.incremental import Increment, add_papers, settings_digest
 from kg.extract.cache import decode_extraction, encode_extraction
 from kg.link import link_papers
 from kg.link.concepts import ConceptLinker
 from kg.link.hierarchy import head_noun_links, hearst_links, load_hearst_patterns, without_contradictions
-from kg.records import Extraction, LinkedPaper
+from kg.records import BroaderLink, Concept, Extraction, LinkedPaper
 
-__all__ = ["BuildReport", "build", "extract_jsonl", "graph_quads", "in_shard"]
+__all__ = ["BuildReport", "Linking", "build", "extract_jsonl", "graph_quads", "in_shard"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,8 @@ class BuildReport:
     papers: int  # distinct papers in the graph
     authors: int
     store: Path
+    added: int | None = None  # papers added to the previous graph; None: built afresh
+    rebuilt_because: str | None = None  # why it was built afresh
 
     @property
     def duplicates(self) -> int:
@@ -66,10 +70,20 @@ class _Spill:
         self._file.close()
 
 
+@dataclass
+class Linking:
+    """What concept linking decided for a whole corpus, kept for the build state."""
+
+    linker: ConceptLinker | None = None
+    links: list[BroaderLink] = field(default_factory=list)  # before contradictions are dropped
+    concepts: list[Concept] = field(default_factory=list)
+
+
 def graph_quads(
-    papers: Sequence[LinkedPaper], extractors: Sequence[Extractor] = (), progress: Progress | None = None
+    papers: Sequence[LinkedPaper], extractors: Sequence[Extractor] = (), progress: Progress | None = None, linking: Linking | None = None
 ) -> Iterator[Quad]:
-    """Every quad of the graph of ``papers``: bibliographic data, then what each extractor found."""
+    """Every quad of the graph of ``papers``: bibliographic data, then what each
+    extractor found. Once the stream ends, ``linking`` holds what concept linking decided."""
     abstracts = {p.iri: p.paper.abstract for p in papers}
 
     def tracked(items: Iterable) -> Iterable:  # the bar follows the slow part: extraction when there is any
@@ -101,8 +115,11 @@ def graph_quads(
     found = linker.concepts()
     for concept in found:
         yield from concept_quads(concept)
-    for link in without_contradictions(links + head_noun_links(found)):
+    links += head_noun_links(found)
+    for link in without_contradictions(links):
         yield from broader_quads(link, abstracts)
+    if linking is not None:
+        linking.linker, linking.links, linking.concepts = linker, links, found
 
 
 def build(
@@ -112,11 +129,15 @@ def build(
     extractors: Sequence[Extractor] = (),
     progress: Progress | None = None,
     strict: bool = False,
+    incremental: bool = True,
 ) -> BuildReport:
     """Read ``paths``, build their graph and make it the content of ``store``.
 
     The store then holds exactly the graph of these inputs; the previous
-    content is replaced only once the new graph is complete. ``progress`` may
+    content is replaced only once the new graph is complete. When the store
+    holds the graph of the same papers but the last few, those are added to
+    it (:mod:`kg.incremental`; ``incremental=False`` always builds it
+    afresh), with the same result. ``progress`` may
     wrap the papers' stream (their extractions, when there are extractors) in
     a progress bar. Bad
     records are skipped with a warning, or refused when ``strict``
@@ -124,13 +145,24 @@ def build(
     """
     records = list(read_paths(paths, format, strict))
     linked = link_papers(records)
-    write_store(graph_quads(linked, extractors, progress), store)
+    settings = settings_digest(extractors)
+    increment = add_papers(store, linked, extractors, settings, progress) if incremental else Increment(None, "asked to")
+    if increment.added is None:
+        linking = Linking()
+
+        def keep_state(folder: Path) -> None:
+            if settings is not None:
+                BuildState.create(folder / STATE_FILE, settings, linked, linking.linker, linking.links, linking.concepts)
+
+        write_store(graph_quads(linked, extractors, progress, linking), store, finish=keep_state)
     return BuildReport(
         files=len({(r.source.file_name, r.source.sha256) for r in records}),
         records=len(records),
         papers=len(linked),
         authors=len({a.iri for p in linked for a in p.authors}),
         store=Path(store),
+        added=increment.added,
+        rebuilt_because=increment.reason,
     )
 
 

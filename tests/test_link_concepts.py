@@ -74,7 +74,7 @@ def test_bare_short_form_takes_the_meaning_two_other_abstracts_give_it():
     assert concept_of(index, bare, 0).iri == concept_of(index, defining[0]).iri
     assert concept_of(index, bare, 1).pref_label == "large language model agent"
     form = next(f for f in concept_of(index, bare, 0).forms if f.text == "LLMs")
-    assert form.rules == ("acronym in corpus",) and "2 abstracts" in form.notes[0]
+    assert form.rules == ("acronym in corpus",) and "LLM = large language model, as 2 or more abstracts" in form.notes[0]
 
 
 def test_one_definition_is_not_enough_to_expand_elsewhere():

@@ -46,7 +46,7 @@ def test_incremental_build_extracts_only_new_abstracts_and_gives_the_same_graph(
     assert "256 abstracts extracted, 0 from the cache" in out
     daily.write_text("\n\n".join(kept + held_back), encoding="utf-8")  # ten papers added
     code, out, _ = run("build", corpus, "--store", store, "--cache", cache)
-    assert code == 0 and "10 abstracts extracted, 256 from the cache" in out
+    assert code == 0 and "10 abstracts extracted, 0 from the cache (added 10 new papers to the previous graph)" in out
     assert sorted_ntriples(store) == sorted_ntriples(extracted_store)  # as if built in one go
 
 
@@ -56,6 +56,16 @@ def test_a_pipeline_change_invalidates_the_cache(tmp_path, conference_papers):
     first.put_many([(conference_papers[0].paper.abstract, extraction)])
     assert first.get(conference_papers[0].paper.abstract, extraction.paper_iri) == extraction
     assert ExtractionCache(tmp_path / "c.sqlite", "version-2").get(conference_papers[0].paper.abstract, extraction.paper_iri) is None
+
+
+def test_the_recognisers_weights_count_only_for_builds_that_run_it(monkeypatch):
+    from kg.extract import pipeline
+
+    without, with_ner = pipeline.pipeline_version(), pipeline.pipeline_version(use_ner=True)
+    assert without != with_ner
+    monkeypatch.setattr(pipeline, "NER_WEIGHTS", pipeline.NER_WEIGHTS.with_name("claims"))  # as if these were its weights
+    assert pipeline.pipeline_version() != without  # they no longer count without it
+    assert pipeline.pipeline_version(use_ner=True) == with_ner  # with it, every file counts
 
 
 def test_shards_cover_every_paper_once_and_rebuild_the_same_graph(tmp_path, run, extracted_store):

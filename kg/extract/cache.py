@@ -120,6 +120,7 @@ class CachingExtractor:
         self.inner = inner
         self.cache = cache
         self.name = inner.name
+        self.version = getattr(inner, "version", None)
         self.batch = batch
         self.extracted = 0
 

@@ -7,6 +7,7 @@ object per paper with ``id``, ``title``, ``concepts``, ``claims`` and
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 
 from spacy.language import Language
@@ -115,12 +116,14 @@ class SpacyExtractor:
         """Identifies everything that decides the output (for the extraction cache)."""
         from kg.extract.pipeline import pipeline_version
 
-        return pipeline_version() + ("+ner" if self.use_ner else "")
+        return pipeline_version(self.use_ner) + ("+ner" if self.use_ner else "")
 
     def extract(self, papers: Iterable[LinkedPaper]) -> Iterator[Extraction]:
         stream = ((linked.paper.abstract, linked.iri) for linked in papers)
-        if self.jobs <= 1:
-            for doc, iri in self.nlp.pipe(stream, as_tuples=True, batch_size=self.batch_size):
+        chunks = _chunks(stream, self.batch_size)
+        first, second = next(chunks, []), next(chunks, None)
+        if self.jobs <= 1 or second is None:  # one batch (papers added to a built corpus): workers would only cost their start-up
+            for doc, iri in self.nlp.pipe(itertools.chain(first, second or [], itertools.chain.from_iterable(chunks)), as_tuples=True, batch_size=self.batch_size):
                 yield doc_to_extraction(doc, iri)
             return
         import multiprocessing
@@ -129,7 +132,7 @@ class SpacyExtractor:
         # are one spaCy batch each, and imap keeps the input order.
         pool = multiprocessing.get_context("fork").Pool(self.jobs, initializer=_start_worker, initargs=(self.use_ner,))
         try:
-            for extractions in pool.imap(_extract_chunk, _chunks(stream, self.batch_size)):
+            for extractions in pool.imap(_extract_chunk, itertools.chain([first, second], chunks)):
                 yield from extractions
         except GeneratorExit:
             pass  # the consumer has what it wanted; let the workers finish, below

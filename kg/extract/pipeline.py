@@ -86,14 +86,18 @@ def build_nlp(use_ner: bool = False, use_claims: bool = True) -> Language:
     return nlp
 
 
-def pipeline_version() -> str:
+def pipeline_version(use_ner: bool = False) -> str:
     """A digest of everything that decides the extraction's output: its code, data
-    and weights, the shared lexicon, and the spaCy and model versions."""
+    and weights (the recogniser's only when it runs: retraining it leaves other
+    builds' caches valid), the shared lexicon, and the spaCy and model versions."""
     import spacy
 
     digest = hashlib.sha256(f"spacy {spacy.__version__} model {MODEL_VERSION}".encode())
     package = Path(__file__).parent
-    files = [p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"]
+    files = [
+        p for p in package.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc" and (use_ner or NER_WEIGHTS not in p.parents)
+    ]
     for path in sorted(files) + [LEXICON_PATH]:
         digest.update(str(path.relative_to(package.parent)).encode())
         digest.update(path.read_bytes())

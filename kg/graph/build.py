@@ -6,7 +6,7 @@ inputs always give the same triples.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Protocol
 
 from pyoxigraph import Literal, NamedNode, Quad
@@ -24,10 +24,10 @@ from kg.link.identity import (
     topic_iri,
     venue_iri,
 )
-from kg.records import CONCEPT_TYPES, RELATION_TYPES, BroaderLink, Claim, Concept, Extraction, LinkedPaper, Mention, Relation
+from kg.records import CONCEPT_TYPES, RELATION_TYPES, BroaderLink, Claim, Concept, Extraction, LinkedPaper, Mention, Relation, SourceRef
 from kg.vocab import BIBO, DCTERMS, FOAF, KG, PROV, RDF, RDFS, SKOS, XSD
 
-__all__ = ["paper_quads", "extraction_quads", "concept_quads", "broader_quads", "ConceptResolver"]
+__all__ = ["paper_quads", "source_quads", "extraction_quads", "concept_quads", "broader_quads", "ConceptResolver"]
 
 
 class ConceptResolver(Protocol):
@@ -111,7 +111,11 @@ def _paper_triples(linked: LinkedPaper) -> Iterator[tuple]:
         yield person, FOAF.name, Literal(author.name)
         yield person, KG.nameKey, name_key(author.name)
 
-    for source in linked.sources:
+    yield from _source_triples(node, linked.sources)
+
+
+def _source_triples(node: NamedNode, sources: Iterable[SourceRef]) -> Iterator[tuple]:
+    for source in sources:
         file_node, record = source_iri(source), record_iri(source)
         yield node, PROV.wasDerivedFrom, file_node
         yield node, PROV.qualifiedDerivation, record
@@ -129,6 +133,13 @@ def paper_quads(linked: LinkedPaper) -> Iterator[Quad]:
     """The bibliographic triples of one paper (shared nodes such as authors and
     topics repeat across papers; the store keeps each triple once)."""
     for s, p, o in _paper_triples(linked):
+        yield Quad(s, p, o)
+
+
+def source_quads(paper_iri: str, sources: Iterable[SourceRef]) -> Iterator[Quad]:
+    """The provenance part of :func:`paper_quads`: where the paper was read
+    (the file node is shared by every paper of the file)."""
+    for s, p, o in _source_triples(NamedNode(paper_iri), sources):
         yield Quad(s, p, o)
 
 

@@ -12,7 +12,7 @@ import fcntl
 import itertools
 import os
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,7 +20,7 @@ from pyoxigraph import Quad, Store
 
 from kg.errors import StoreError
 
-__all__ = ["DEFAULT_STORE", "open_store", "write_store", "store_lock"]
+__all__ = ["DEFAULT_STORE", "Edit", "open_store", "store_lock", "update_store", "write_store"]
 
 #: Where ``kg build`` puts the store when no ``--store`` is given.
 DEFAULT_STORE = Path(".kg") / "store"
@@ -78,31 +78,75 @@ def store_lock(path: Path, wait: bool = False) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def write_store(quads: Iterable[Quad], path: str | Path = DEFAULT_STORE) -> None:
+def write_store(quads: Iterable[Quad], path: str | Path = DEFAULT_STORE, finish: Callable[[Path], None] | None = None) -> None:
     """Write ``quads`` into a new store that replaces the one at ``path`` once
-    complete; if anything fails on the way, the new store is discarded."""
+    complete; if anything fails on the way, the new store is discarded.
+    ``finish(folder)`` may add files to the new store's folder before the swap."""
+
+    def fill(new: Path) -> None:
+        _fill(new, quads)
+        if finish is not None:
+            finish(new)
+
     path = Path(path)
     with store_lock(path):
         _recover(path)
         if path.exists() and not path.is_dir():
             raise StoreError(f"{path}: exists and is not a graph store folder; choose another --store")
-        new, old = _sibling(path, "new"), _sibling(path, "old")
-        shutil.rmtree(new, ignore_errors=True)  # left by a build that was killed
-        try:
-            _fill(new, quads)
-            if path.exists():
-                shutil.rmtree(old, ignore_errors=True)
-                os.rename(path, old)
-            os.rename(new, path)
-        except OSError as exc:
-            shutil.rmtree(new, ignore_errors=True)
-            _recover(path)
-            raise StoreError(f"{path}: cannot write the new store ({exc.strerror or exc}); the previous one is unchanged") from exc
-        except BaseException:  # Ctrl-C, a failing stage: nothing moved yet, or the swap is undone
-            shutil.rmtree(new, ignore_errors=True)
-            _recover(path)
-            raise
-        shutil.rmtree(old, ignore_errors=True)
+        _replace(path, fill)
+
+
+#: What :func:`update_store`'s edit function gets: a writable copy of the store, and the copy's folder.
+Edit = Callable[[Store, Path], None]
+
+
+def update_store(path: str | Path, plan: Callable[[Path], Edit | None]) -> bool:
+    """Change the store at ``path`` instead of rebuilding it, under its lock.
+
+    ``plan(path)`` looks at the live store and returns None when it cannot
+    say how to change it, or a function that edits a copy of it (a
+    checkpoint: hard links, cheap); the copy replaces the live store once
+    that function returns, so a failure leaves the live store as it was.
+    Returns whether it changed the store.
+    """
+    path = Path(path)
+    with store_lock(path):
+        _recover(path)
+        if not path.is_dir():
+            return False
+        edit = plan(path)
+        if edit is None:
+            return False
+
+        def fill(new: Path) -> None:
+            Store.read_only(str(path)).backup(str(new))
+            store = Store(str(new))
+            edit(store, new)
+            store.flush()
+
+        _replace(path, fill)
+        return True
+
+
+def _replace(path: Path, fill: Callable[[Path], None]) -> None:
+    """Fill a new folder beside ``path`` and swap it in (call it holding the lock)."""
+    new, old = _sibling(path, "new"), _sibling(path, "old")
+    shutil.rmtree(new, ignore_errors=True)  # left by a build that was killed
+    try:
+        fill(new)
+        if path.exists():
+            shutil.rmtree(old, ignore_errors=True)
+            os.rename(path, old)
+        os.rename(new, path)
+    except OSError as exc:
+        shutil.rmtree(new, ignore_errors=True)
+        _recover(path)
+        raise StoreError(f"{path}: cannot write the new store ({exc.strerror or exc}); the previous one is unchanged") from exc
+    except BaseException:  # Ctrl-C, a failing stage: nothing moved yet, or the swap is undone
+        shutil.rmtree(new, ignore_errors=True)
+        _recover(path)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
 
 
 #: Quads per bulk load. Oxigraph's bulk loader buffers up to ~2 GB per thread

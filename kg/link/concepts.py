@@ -30,9 +30,10 @@ the most frequent label (ties to the longer).
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from kg.lexicon import LexiconEntry, load_lexicon, wikidata_iri
@@ -82,12 +83,6 @@ class _Choice:
     entry: LexiconEntry | None = None
 
 
-@dataclass(frozen=True)
-class _CorpusAcronym:
-    long_label: str
-    papers: int
-
-
 class ConceptIndex:
     """The concepts of a corpus, and which one each mention and relation end means."""
 
@@ -113,7 +108,8 @@ class _Linker:
             for name in (entry.name, *entry.aliases):
                 self.lexicon.setdefault(concept_key(name), entry)
         self.meanings: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
-        self.corpus_acronyms: dict[str, _CorpusAcronym] = {}
+        self.corpus_acronyms: dict[str, str] = {}  # short form -> the long label the corpus gives it
+        self.bare_uses: set[str] = set()  # short forms some label uses undefined, where the table above would apply
 
     # -- pass 1: what short forms mean across the corpus ---------------------
 
@@ -135,10 +131,8 @@ class _Linker:
             # Ambiguous short forms are left alone, and so are those one abstract alone defines:
             # a single definition is too little evidence that the bare form means the same elsewhere.
             if len(by_key) == 1 and sum(labels.values()) >= MIN_DEFINING_ABSTRACTS:
-                label = min(labels, key=lambda text: (-labels[text], text))
-                table[short] = _CorpusAcronym(label, sum(labels.values()))
+                table[short] = min(labels, key=lambda text: (-labels[text], text))
         self.corpus_acronyms = table
-        self.meanings.clear()
 
     # -- pass 2: each label in its paper -------------------------------------
 
@@ -166,13 +160,18 @@ class _Linker:
         expanded = []
         for word in words:
             short = short_form_key(word)
-            meaning = self.corpus_acronyms.get(short) if _is_short_form(word) and short not in local else None
+            if not _is_short_form(word) or short in local:
+                expanded.append(word)
+                continue
+            self.bare_uses.add(short)
+            meaning = self.corpus_acronyms.get(short)
             if meaning is None or concept_key(word) in self.lexicon:
                 expanded.append(word)
                 continue
-            expanded.append(meaning.long_label)
-            papers = "1 abstract" if meaning.papers == 1 else f"{meaning.papers} abstracts"
-            choice.notes.append(f"{short} = {meaning.long_label}, as {papers} of the corpus define it")
+            expanded.append(meaning)
+            # No count in the note: it would change with every paper that defines the short form,
+            # and so would the notes of every concept it expanded (an incremental build could not keep up).
+            choice.notes.append(f"{short} = {meaning}, as {MIN_DEFINING_ABSTRACTS} or more abstracts of the corpus define it, all alike")
         if expanded != words:
             choice.label = " ".join(expanded)
             choice.key = concept_key(choice.label)
@@ -241,7 +240,12 @@ class PaperConcepts:
 
 
 class _Group:
-    """What the corpus says about one concept, gathered mention by mention."""
+    """What the corpus says about one concept, gathered mention by mention.
+
+    Every field adds up (counts) or unions (sets), so the groups of two parts
+    of a corpus merge into the group of the whole: what lets an incremental
+    build (:mod:`kg.incremental`) add papers to a stored group.
+    """
 
     __slots__ = ("entry", "labels", "form_count", "form_rules", "form_notes", "form_labels")
 
@@ -252,6 +256,30 @@ class _Group:
         self.form_rules: dict[str, set[str]] = defaultdict(set)
         self.form_notes: dict[str, set[str]] = defaultdict(set)
         self.form_labels: dict[str, set[str]] = defaultdict(set)
+
+    def merge(self, other: _Group) -> None:
+        self.entry = self.entry or other.entry
+        self.labels.update(other.labels)
+        self.form_count.update(other.form_count)
+        for mine, theirs in ((self.form_rules, other.form_rules), (self.form_notes, other.form_notes), (self.form_labels, other.form_labels)):
+            for text, values in theirs.items():
+                mine[text] |= values
+
+    def to_json(self) -> str:
+        sets = [{text: sorted(values) for text, values in field.items()} for field in (self.form_rules, self.form_notes, self.form_labels)]
+        return json.dumps([self.entry.line if self.entry else None, self.labels, self.form_count, *sets], ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, data: str, entries: dict[int, LexiconEntry]) -> _Group:
+        line, labels, form_count, rules, notes, form_labels = json.loads(data)
+        group = cls()
+        group.entry = entries[line] if line is not None else None
+        group.labels.update(labels)
+        group.form_count.update(form_count)
+        for mine, stored in ((group.form_rules, rules), (group.form_notes, notes), (group.form_labels, form_labels)):
+            for text, values in stored.items():
+                mine[text] = set(values)
+        return group
 
 
 class ConceptLinker:
@@ -320,7 +348,6 @@ class ConceptLinker:
 
     def finish_labels(self) -> None:
         self._plurals = _plural_targets(self._lowercase)
-        self._lowercase.clear()
 
     def _final(self, choice: _Choice) -> _Choice:
         target = self._plurals.get((choice.type, choice.key))
@@ -360,11 +387,93 @@ class ConceptLinker:
         found = {group: _concept(*group, data) for group, data in self._groups.items()}
         for group, choice in self._relation_only.items():  # a relation end no mention names: its own concept
             if group not in found:
-                data = _Group()
-                data.entry = choice.entry
-                data.labels[choice.label] += 1
-                found[group] = _concept(*group, data)
+                found[group] = _concept(*group, _relation_group(choice.label, choice.entry))
         return sorted(found.values(), key=lambda c: c.iri)
+
+    # -- what an incremental build stores and resumes from (kg.incremental) ----
+
+    def definition_rows(self) -> Iterator[tuple[str, str, str, int]]:
+        """(short form, long form key, long label, abstracts) of pass 1."""
+        for short, by_key in self._linker.meanings.items():
+            for key, labels in by_key.items():
+                for label, count in labels.items():
+                    yield short, key, label, count
+
+    def case_rows(self) -> Iterator[tuple[str, str, bool]]:
+        """(type, key, every label ends in a lower-case word) of pass 2."""
+        for (concept_type, key), lowercase in self._lowercase.items():
+            yield concept_type, key, lowercase
+
+    def group_rows(self) -> Iterator[tuple[str, str, str]]:
+        """(type, key, JSON) of every concept some mention names."""
+        for (concept_type, key), group in self._groups.items():
+            yield concept_type, key, group.to_json()
+
+    def relation_end_rows(self) -> Iterator[tuple[str, str, str]]:
+        """(type, key, JSON) of the first relation end that resolved to each concept."""
+        for (concept_type, key), choice in self._relation_only.items():
+            yield concept_type, key, json.dumps([choice.label, choice.entry.line if choice.entry else None], ensure_ascii=False)
+
+    def resume(self, definition_rows: Iterable[tuple[str, str, str, int]], case_rows: Iterable[tuple[str, str, bool]]) -> None:
+        """Start passes 1 and 2 from what a previous build stored, so that adding
+        papers' extractions gives the tables of the whole corpus."""
+        for short, key, label, count in definition_rows:
+            self._linker.meanings[short][key][label] += count
+        self._lowercase.update(((t, k), bool(lower)) for t, k, lower in case_rows)
+
+    def bare_short_forms(self) -> set[str]:
+        """Short forms some label used without its paper defining them: only for
+        these does what the corpus says they mean (pass 1) decide a concept."""
+        return set(self._linker.bare_uses)
+
+    def acronym_table(self) -> dict[str, str]:
+        """Pass 1's result: short form -> the long label bare uses take (after :meth:`finish_definitions`)."""
+        return dict(self._linker.corpus_acronyms)
+
+    def plural_targets(self) -> dict[tuple[str, str], tuple[str, str]]:
+        """Pass 2's result: concept -> the concept its plural label joins (after :meth:`finish_labels`)."""
+        return dict(self._plurals)
+
+    def touched(self) -> set[tuple[str, str]]:
+        """The concepts this linker's :meth:`link` calls named (as mentions or relation ends)."""
+        return set(self._groups) | set(self._relation_only)
+
+    def merge_stored(self, concept_type: str, key: str, stored_group: str | None, stored_end: str | None) -> tuple[Concept, str | None]:
+        """The concept ``(concept_type, key)`` once this linker's papers join a
+        stored corpus, given what that corpus stored for it (JSON or None), and
+        the JSON of its merged group (None: no mention names it, a relation end does)."""
+        entries = self._entries()
+        group = _Group.from_json(stored_group, entries) if stored_group else None
+        if (concept_type, key) in self._groups:
+            group = group or _Group()
+            group.merge(self._groups[(concept_type, key)])
+        if group is not None:
+            return _concept(concept_type, key, group), group.to_json()
+        if stored_end:  # the corpus's first relation end stays the first
+            label, line = json.loads(stored_end)
+            return _concept(concept_type, key, _relation_group(label, entries[line] if line is not None else None)), None
+        choice = self._relation_only[(concept_type, key)]
+        return _concept(concept_type, key, _relation_group(choice.label, choice.entry)), None
+
+    def stored_concept(self, concept_type: str, key: str, stored_group: str | None, stored_end: str | None) -> Concept | None:
+        """The concept a stored corpus had for ``(concept_type, key)``, None if it had none."""
+        entries = self._entries()
+        if stored_group:
+            return _concept(concept_type, key, _Group.from_json(stored_group, entries))
+        if stored_end:
+            label, line = json.loads(stored_end)
+            return _concept(concept_type, key, _relation_group(label, entries[line] if line is not None else None))
+        return None
+
+    def _entries(self) -> dict[int, LexiconEntry]:
+        return {entry.line: entry for entry in self._linker.lexicon.values()}
+
+
+def _relation_group(label: str, entry: LexiconEntry | None) -> _Group:
+    group = _Group()
+    group.entry = entry
+    group.labels[label] += 1
+    return group
 
 
 def link_concepts(extractions: Iterable[Extraction], lexicon: Sequence[LexiconEntry] | None = None) -> ConceptIndex:
@@ -384,7 +493,9 @@ def _concept(concept_type: str, key: str, group: _Group) -> Concept:
     entry = group.entry
     label_counts = group.labels
     preferred = entry.name if entry else min(label_counts, key=lambda label: (-label_counts[label], -len(label), label))
-    rules, notes = group.form_rules, group.form_notes
+    # Copies: the group must stay what the corpus said, for a later build to add to (kg.incremental).
+    rules = {text: set(group.form_rules.get(text, ())) for text in group.form_count}
+    notes = {text: set(group.form_notes.get(text, ())) for text in group.form_count}
     for text in group.form_count:
         if rules[text]:
             continue

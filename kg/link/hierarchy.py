@@ -21,12 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kg.link.concepts import ConceptIndex
+from kg.link.identity import concept_iri
 from kg.link.normalise import DATA_DIR, concept_key
 from kg.records import BroaderLink, Concept, Extraction, Mention
 
-__all__ = ["HearstPattern", "broader_links", "head_noun_links", "hearst_links", "load_hearst_patterns", "without_contradictions"]
+__all__ = ["HearstPattern", "broader_links", "head_noun_link", "head_noun_links", "head_suffixes", "hearst_links", "load_hearst_patterns", "without_contradictions"]
 
 HEAD_NOUN_CONFIDENCE = 0.8
+HEAD_NOUN_RULE = "head-noun"
 _LIST_SEPARATOR = re.compile(r"^(,|,?\s*and|,?\s*or|,?\s*as well as)$")
 _LOWER_WORD = re.compile(r"^[a-z0-9][a-z0-9\-]*$")
 
@@ -44,19 +46,28 @@ def load_hearst_patterns(path: Path = DATA_DIR / "hearst_patterns.jsonl") -> tup
     return tuple(HearstPattern(r["id"], r["order"], re.compile(r["connector"]), r["confidence"]) for r in rows)
 
 
+def head_suffixes(pref_label: str) -> list[str]:
+    """The keys a concept's head-noun link may point to, nearest (longest) first:
+    none for names and single words."""
+    words = pref_label.split(" ")
+    if len(words) < 2 or not all(_LOWER_WORD.match(w) for w in words):
+        return []
+    return [concept_key(" ".join(words[i:])) for i in range(1, len(words))]
+
+
+def head_noun_link(iri: str, concept_type: str, pref_label: str, exists: Callable[[tuple[str, str]], bool]) -> BroaderLink | None:
+    """The head-noun link of a concept, given which (type, key) concepts ``exists``."""
+    for key in head_suffixes(pref_label):
+        broader = concept_iri(concept_type, key).value
+        if exists((concept_type, key)) and broader != iri:
+            return BroaderLink(iri, broader, HEAD_NOUN_RULE, HEAD_NOUN_CONFIDENCE)
+    return None
+
+
 def head_noun_links(concepts: Sequence[Concept]) -> list[BroaderLink]:
-    by_key = {(c.type, c.key): c for c in concepts}
-    links = []
-    for concept in concepts:
-        words = concept.pref_label.split(" ")
-        if len(words) < 2 or not all(_LOWER_WORD.match(w) for w in words):
-            continue
-        for i in range(1, len(words)):
-            broader = by_key.get((concept.type, concept_key(" ".join(words[i:]))))
-            if broader is not None and broader.iri != concept.iri:
-                links.append(BroaderLink(concept.iri, broader.iri, "head-noun", HEAD_NOUN_CONFIDENCE))
-                break
-    return links
+    keys = {(c.type, c.key) for c in concepts}
+    links = (head_noun_link(c.iri, c.type, c.pref_label, keys.__contains__) for c in concepts)
+    return [link for link in links if link is not None]
 
 
 def _gap(text: str, left: Mention, right: Mention) -> str | None:

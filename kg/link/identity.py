@@ -52,9 +52,10 @@ def text_key(paper: Paper) -> str:
     return "abstract:" + match_key(paper.abstract)
 
 
-def paper_key(paper: Paper) -> str:
-    """What identifies a paper: its DOI, else its abstract's words."""
-    return "doi:" + paper.doi if paper.doi else text_key(paper)
+def paper_key(paper: Paper, known_text_key: str | None = None) -> str:
+    """What identifies a paper: its DOI, else its abstract's words (its
+    :func:`text_key`, which the caller may have computed already)."""
+    return "doi:" + paper.doi if paper.doi else known_text_key or text_key(paper)
 
 
 def paper_iri_for_key(key: str) -> NamedNode:

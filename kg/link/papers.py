@@ -20,26 +20,29 @@ __all__ = ["link_papers"]
 _SCALAR_FIELDS = ("title", "venue", "year", "area", "award", "doi", "url", "source_id")
 
 
-def _group(papers: Iterable[Paper]) -> list[list[Paper]]:
-    groups: list[list[Paper]] = []
+def _group(papers: Iterable[Paper]) -> list[tuple[list[Paper], str]]:
+    """Records of one paper together, in order of first appearance, each group
+    with its first record's text key (computed once: it is the costly part)."""
+    groups: list[tuple[list[Paper], str]] = []
     group_doi: list[str | None] = []
     by_doi: dict[str, int] = {}
     by_text: dict[str, int] = {}
     for paper in papers:
+        key = text_key(paper)
         index = by_doi.get(paper.doi) if paper.doi else None
         if index is None:
-            index = by_text.get(text_key(paper))
+            index = by_text.get(key)
             if index is not None and paper.doi and group_doi[index] not in (None, paper.doi):
                 index = None  # same abstract, different DOIs: keep them apart
         if index is None:
             index = len(groups)
-            groups.append([])
+            groups.append(([], key))
             group_doi.append(None)
-        groups[index].append(paper)
+        groups[index][0].append(paper)
         if paper.doi:
             group_doi[index] = group_doi[index] or paper.doi
             by_doi.setdefault(paper.doi, index)
-        by_text.setdefault(text_key(paper), index)
+        by_text.setdefault(key, index)
     return groups
 
 
@@ -57,8 +60,8 @@ def link_papers(papers: Iterable[Paper]) -> list[LinkedPaper]:
     """Merge duplicates and mint IRIs; the order is that of first appearance."""
     authors: dict[str, LinkedAuthor] = {}
     linked = []
-    for records in _group(papers):
-        paper = _merge(records)
+    for records, first_text_key in _group(papers):
+        paper = _merge(records)  # keeps the first record's abstract, so its text key
         paper_authors = []
         for name in paper.authors:
             key = person_key(name)
@@ -67,7 +70,7 @@ def link_papers(papers: Iterable[Paper]) -> list[LinkedPaper]:
             paper_authors.append(authors[key])
         linked.append(
             LinkedPaper(
-                iri=paper_iri_for_key(paper_key(paper)).value,
+                iri=paper_iri_for_key(paper_key(paper, first_text_key)).value,
                 paper=paper,
                 authors=tuple(paper_authors),
                 sources=tuple(r.source for r in records),
