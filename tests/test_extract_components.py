@@ -122,6 +122,12 @@ def test_acronym_and_long_form_are_one_concept(nlp):
     assert found == [("low-rank adaptation", "LoRA"), ("LoRA", "LoRA"), ("LoRA", "LoRA")]
 
 
+def test_a_possessive_before_the_short_form_is_not_part_of_the_long_form(nlp):
+    doc = nlp("These are tools for guiding large language models' (LLMs) behavior in practice.")
+    assert [(a.short, a.long) for a in doc._.kg_acronyms] == [("LLMs", "large language models")]
+    assert [(t, label) for t, _, label, _ in concepts(doc)] == [("large language models", "large language model"), ("LLMs", "large language model")]
+
+
 def test_stop_acronyms_and_units_are_not_concepts(nlp):
     doc = nlp("Each adapter needs 18 MB on one GPU, far from AI hype.")
     assert concepts(doc) == []

@@ -108,7 +108,10 @@ def find_acronyms(doc: Doc) -> list[Acronym]:
         if close is None or close == open_paren.i + 1:
             continue
         inner = doc[open_paren.i + 1 : close]
-        before = doc[open_paren.sent.start : open_paren.i]
+        end = open_paren.i
+        while end > open_paren.sent.start and doc[end - 1].tag_ == "POS":  # "guiding large language models' (LLMs) behaviour"
+            end -= 1
+        before = doc[open_paren.sent.start : end]
         if looks_like_short_form(inner.text) and len(before):
             window = _window(before, inner.text)
             long_form = best_long_form(inner.text, window.text)
