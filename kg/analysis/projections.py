@@ -68,9 +68,14 @@ class Link:
     evidence: tuple[Evidence, ...]
 
 
-def _rows(store: Store, name: str) -> list[dict]:
+def _rows(store: Store, name: str, order: tuple[str, ...] = ()) -> list[dict]:
+    """The rows of query ``name``; sorted here by the ``order`` variables (unbound
+    first, numbers as numbers) when the query leaves the order to us."""
     result = run_query(store, (QUERIES / f"{name}.rq").read_text(encoding="utf-8"))
-    return [{v: (s[v].value if s[v] is not None else None) for v in result.variables} for s in result.raw]
+    rows = [{v: (s[v].value if s[v] is not None else None) for v in result.variables} for s in result.raw]
+    if order:
+        rows.sort(key=lambda row: tuple((row[v] is not None, int(row[v]) if v == "start" else row[v] or "") for v in order))
+    return rows
 
 
 def _add_link(graph: nx.Graph, link: Link) -> None:
@@ -98,19 +103,20 @@ def load_graph(store: Store) -> nx.Graph:
         graph.add_node(row["node"], kind="author", type="Author", label=row["name"], names=[row["name"]])
         _add_link(graph, Link(row["node"], "author of", row["paper"], (Evidence(row["paper"], paper_labels[row["paper"]], None),)))
 
+    proposals = {(row["paper"], row["concept"]) for row in _rows(store, "proposals")}
     mentions: dict[tuple[str, str], list] = defaultdict(list)
-    for row in _rows(store, "mentions"):
+    for row in _rows(store, "mentions", order=("paper", "start", "concept")):
         mentions[(row["paper"], row["concept"])].append(row)
     for (paper, concept), rows in mentions.items():
         first = min(rows, key=lambda r: int(r["start"]))
-        relation = "proposes" if first["proposed"] == "true" else "mentions"
+        relation = "proposes" if (paper, concept) in proposals else "mentions"
         _add_link(graph, Link(paper, relation, concept, (Evidence(paper, paper_labels[paper], first["sentence"]),)))
         graph.edges[paper, concept]["mentions"] = len(rows)
 
     relations: dict[tuple[str, str, str], list[Evidence]] = defaultdict(list)
-    for row in _rows(store, "relations"):
+    for row in _rows(store, "relations", order=("head", "relation", "tail", "paper", "sentence")):
         relations[(row["head"], row["relation"], row["tail"])].append(Evidence(row["paper"], paper_labels[row["paper"]], row["sentence"]))
-    for row in _rows(store, "broader"):
+    for row in _rows(store, "broader", order=("narrower", "broader", "rule", "paper")):
         paper = row["paper"]
         evidence = Evidence(paper, paper_labels[paper], row["sentence"]) if paper else Evidence("", f"rule: {row['rule']}", None)
         relations[(row["narrower"], "broader", row["broader"])].append(evidence)
