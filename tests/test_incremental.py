@@ -202,3 +202,24 @@ def test_the_build_state_travels_with_its_store(tmp_path):
     shutil.move(tmp_path / "store", tmp_path / "moved")
     report = build([first, write(tmp_path / "new.jsonl", ["tuning"])], store=tmp_path / "moved", extractors=[HandExtractor()])
     assert report.added == 1
+
+
+def test_a_failure_while_adding_leaves_the_previous_store_and_state(tmp_path, monkeypatch):
+    from kg import incremental
+
+    first, second = write(tmp_path / "old.jsonl", OLD), write(tmp_path / "new.jsonl", ["Plain fine-tuning."])
+    store = tmp_path / "store"
+    build([first], store=store, extractors=[HandExtractor()])
+    before, state = sorted_ntriples(store), (store / STATE_FILE).read_bytes()
+    apply = incremental._Delta.apply
+
+    def fail_after_applying(self, *args):
+        apply(self, *args)  # the copy is fully edited, then something breaks before the swap
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(incremental._Delta, "apply", fail_after_applying)
+    with pytest.raises(RuntimeError):
+        build([first, second], store=store, extractors=[HandExtractor()])
+    assert sorted_ntriples(store) == before and (store / STATE_FILE).read_bytes() == state
+    monkeypatch.setattr(incremental._Delta, "apply", apply)
+    assert build([first, second], store=store, extractors=[HandExtractor()]).added == 1

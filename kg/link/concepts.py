@@ -266,7 +266,7 @@ class _Group:
                 mine[text] |= values
 
     def to_json(self) -> str:
-        sets = [{text: sorted(values) for text, values in field.items()} for field in (self.form_rules, self.form_notes, self.form_labels)]
+        sets = [{text: sorted(values) for text, values in by_text.items()} for by_text in (self.form_rules, self.form_notes, self.form_labels)]
         return json.dumps([self.entry.line if self.entry else None, self.labels, self.form_count, *sets], ensure_ascii=False, sort_keys=True)
 
     @classmethod
