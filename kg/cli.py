@@ -143,9 +143,9 @@ def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extra
     store as it was. Bad records are skipped with a warning that counts them
     (--strict: an error).
     Abstracts the extraction cache already holds (for this pipeline version)
-    are not extracted again. Papers added after the previous build's, in a
-    file of their own given last, are added to its graph instead of building
-    it again, when that gives the same graph (the summary says which it did).
+    are not extracted again. New papers (a new file, lines appended to one)
+    are added to the previous build's graph instead of building it again,
+    when that gives the same graph (the summary says which it did).
     """
     from kg.graph import open_store
     from kg.pipeline import build as run_build

@@ -15,8 +15,8 @@ those decisions come from; with it, adding papers touches only:
 It is exact, or it is not done: :func:`add_papers` declines, and the build
 starts again, whenever the result could differ from a full build's: no
 state or one from other code, extractors or settings; old papers changed,
-removed or reordered (the new ones must come after them, as when a file is
-appended to, or added last); a new paper changes what a short form means
+removed or reordered (new ones may come anywhere: a new file in a folder, or
+lines appended to a file); a new paper changes what a short form means
 across the corpus where an old paper uses it bare, or which plural joins
 which concept. Tests compare the store
 with a full build's, triple for triple.
@@ -82,9 +82,8 @@ class _Declined(Exception):
 class _Delta:
     """What adding the new papers changes: quads and build-state rows."""
 
+    corpus: Sequence[LinkedPaper]  # every paper, in build order
     papers: Sequence[LinkedPaper]  # the new ones
-    first_position: int
-    moved: list[LinkedPaper] = field(default_factory=list)  # old papers read from a changed file
     additions: set[Quad] = field(default_factory=set)
     removals: set[Quad] = field(default_factory=set)
     agents: dict[Quad, str] = field(default_factory=dict)  # removal candidate -> the hierarchy rule whose agent it describes
@@ -92,7 +91,7 @@ class _Delta:
     bare_short_forms: set[str] = field(default_factory=set)
     cases: list[tuple] = field(default_factory=list)
     groups: list[tuple[str, str, str]] = field(default_factory=list)
-    relation_ends: list[tuple[str, str, str]] = field(default_factory=list)
+    relation_ends: list[tuple[str, str, str, str]] = field(default_factory=list)
     concepts: list[Concept] = field(default_factory=list)
     removed_links: list[BroaderLink] = field(default_factory=list)
     added_links: list[BroaderLink] = field(default_factory=list)
@@ -101,15 +100,14 @@ class _Delta:
         shutil.copyfile(stored_state, folder / STATE_FILE)
         state = BuildState(folder / STATE_FILE, writable=True)
         try:
-            state.add_papers(self.first_position, self.papers)
-            state.set_sources(self.moved)
+            state.set_papers(self.corpus)
             state.add_definitions(self.definitions)
             state.add_bare_short_forms(self.bare_short_forms)
             state.set_cases(self.cases)
             for row in self.groups:
                 state.set_group(*row)
             for row in self.relation_ends:
-                state.add_relation_end(*row)
+                state.set_relation_end(*row)
             state.replace_links(self.removed_links, self.added_links)
             state.set_heads(self.concepts)
             # An agent's own triples go only with the last link its rule made.
@@ -165,16 +163,22 @@ def add_papers(
 def _plan(state: BuildState, settings: str, papers: Sequence[LinkedPaper], extractors: Sequence[Extractor], progress) -> _Delta:
     if state.meta("format") != FORMAT or state.meta("settings") != settings:
         raise _Declined("it was built by other code, extractors or settings")
-    stored = list(state.papers())
-    if len(stored) > len(papers):
-        raise _Declined("papers were removed")
-    delta = _Delta(papers=papers[len(stored):], first_position=len(stored))
-    for paper, (iri, fingerprint, sources) in zip(papers, stored):
-        if paper.iri != iri or paper_fingerprint(paper) != fingerprint:
-            raise _Declined(f"a paper changed or moved ({paper.iri}); new papers must come after the old ones")
+    where = {paper.iri: index for index, paper in enumerate(papers)}
+    delta = _Delta(corpus=papers, papers=())
+    last, old = -1, set()
+    for iri, fingerprint, sources in state.papers():
+        index = where.get(iri)
+        if index is None:
+            raise _Declined(f"a paper was removed, or its abstract changed ({iri})")
+        if index < last:
+            raise _Declined("the old papers come in another order")
+        paper, last = papers[index], index
+        if paper_fingerprint(paper) != fingerprint:
+            raise _Declined(f"a paper changed ({iri})")
         if paper.sources != sources:  # its file changed around it, e.g. lines were appended
             _replace(delta, source_quads(iri, sources), source_quads(iri, paper.sources))
-            delta.moved.append(paper)
+        old.add(iri)
+    delta.papers = [paper for paper in papers if paper.iri not in old]
     # A file node goes only when no paper is read from that file any more.
     files = {source_iri(source) for paper in papers for source in paper.sources}
     delta.removals = {q for q in delta.removals if q.subject not in files}
@@ -186,10 +190,10 @@ def _plan(state: BuildState, settings: str, papers: Sequence[LinkedPaper], extra
     for number, extractor in enumerate(extractors):
         found = extractor.extract(delta.papers)
         extractions += progress(found, len(delta.papers)) if progress and number == 0 else found
-    return _link(state, delta, extractions, {p.iri: p.paper.abstract for p in papers})
+    return _link(state, delta, extractions, {p.iri: p.paper.abstract for p in papers}, where)
 
 
-def _link(state: BuildState, delta: _Delta, extractions: list, abstracts: dict[str, str]) -> _Delta:
+def _link(state: BuildState, delta: _Delta, extractions: list, abstracts: dict[str, str], where: dict[str, int]) -> _Delta:
     linker = ConceptLinker()
     cases = {(t, k): bool(lower) for t, k, lower in state.case_rows()}
     linker.resume(state.definition_rows(), ((t, k, lower) for (t, k), lower in cases.items()))
@@ -227,15 +231,21 @@ def _link(state: BuildState, delta: _Delta, extractions: list, abstracts: dict[s
 
     touched = sorted(linker.touched())
     known = state.concept_keys()
+    new_ends = {(t, k): (paper, data) for t, k, paper, data in linker.relation_end_rows()}
     for concept_type, key in touched:
         stored_group, stored_end = state.concept_data(concept_type, key)
-        before = linker.stored_concept(concept_type, key, stored_group, stored_end)
-        after, group = linker.merge_stored(concept_type, key, stored_group, stored_end)
+        # The corpus's first relation end names a concept no mention names: a new paper's, if it comes first.
+        first_end = new_end = new_ends.get((concept_type, key))
+        if stored_end is not None and (new_end is None or where[stored_end[0]] < where[new_end[0]]):
+            first_end = stored_end
+        elif new_end is not None:
+            delta.relation_ends.append((concept_type, key, *new_end))
+        before = linker.stored_concept(concept_type, key, stored_group, stored_end[1] if stored_end else None)
+        after, group = linker.merge_stored(concept_type, key, stored_group, first_end[1] if first_end else None)
         _replace(delta, concept_quads(before) if before else (), concept_quads(after))
         delta.concepts.append(after)
         if group is not None:
             delta.groups.append((concept_type, key, group))
-    delta.relation_ends = list(linker.relation_end_rows())
     delta.bare_short_forms = linker.bare_short_forms()
     exists = set(touched).union(known).__contains__
     _relink_hierarchy(state, delta, hearst, [k for k in touched if k not in known], exists, abstracts)

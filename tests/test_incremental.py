@@ -98,6 +98,20 @@ def test_added_papers_give_exactly_the_fresh_graph(tmp_path, new):
     assert same
 
 
+def test_new_papers_may_come_before_the_old_ones(tmp_path):
+    """A new file that sorts first in its folder: the relation end that names a concept
+    no mention names is then the new paper's (it comes first), as in a fresh build."""
+    old = ["LoRA evaluated on Foosets.", "We study tuning."]
+    first, second = write(tmp_path / "b-old.jsonl", old), write(tmp_path / "a-new.jsonl", ["LoRA evaluated on FOOSETS today."])
+    store, fresh = tmp_path / "store", tmp_path / "fresh"
+    build([first], store=store, extractors=[HandExtractor()])
+    report = build([tmp_path], store=store, extractors=[HandExtractor()])  # the folder: a-new.jsonl is read first
+    assert report.added == 1
+    build([tmp_path], store=fresh, extractors=[HandExtractor()], incremental=False)
+    assert sorted_ntriples(store) == sorted_ntriples(fresh)
+    assert b"FOOSETS" in sorted_ntriples(store)  # the new first relation end labels the concept
+
+
 def test_lines_appended_to_the_one_input_file_are_added(tmp_path):
     """The file's digest changes, so every old paper's provenance does: only that is rewritten."""
     corpus = write(tmp_path / "papers.jsonl", OLD)
@@ -149,10 +163,17 @@ def test_a_changed_or_removed_old_paper_builds_afresh(tmp_path):
     build([first], store=store, extractors=[HandExtractor()])
     write(tmp_path / "old.jsonl", OLD[:2])
     report = build([first], store=store, extractors=[HandExtractor()])
-    assert report.added is None and report.rebuilt_because == "papers were removed"
+    assert report.added is None and report.rebuilt_because.startswith("a paper was removed, or its abstract changed")
     write(tmp_path / "old.jsonl", [OLD[0] + " Edited.", OLD[1]])
     report = build([first], store=store, extractors=[HandExtractor()])
-    assert report.added is None and report.rebuilt_because.startswith("a paper changed or moved")
+    assert report.added is None and report.rebuilt_because.startswith("a paper was removed, or its abstract changed")
+    (tmp_path / "old.jsonl").write_text(json.dumps({"id": "old-0", "title": "Now with a title", "abstract": OLD[0] + " Edited."}) + "\n" + json.dumps({"id": "old-1", "abstract": OLD[1]}) + "\n")
+    report = build([first], store=store, extractors=[HandExtractor()])
+    assert report.added is None and report.rebuilt_because.startswith("a paper changed")
+    lines = (tmp_path / "old.jsonl").read_text().splitlines()
+    (tmp_path / "old.jsonl").write_text(lines[1] + "\n" + lines[0] + "\n")
+    report = build([first], store=store, extractors=[HandExtractor()])
+    assert report.added is None and report.rebuilt_because == "the old papers come in another order"
     build([first], store=tmp_path / "fresh", extractors=[HandExtractor()], incremental=False)
     assert sorted_ntriples(store) == sorted_ntriples(tmp_path / "fresh")
 

@@ -28,7 +28,7 @@ __all__ = ["STATE_FILE", "BuildState", "paper_fingerprint"]
 #: The state's file name inside the store folder (Oxigraph ignores files it does not own).
 STATE_FILE = "kg-build.sqlite"
 #: Bumped when the tables below change meaning: an older state is then ignored.
-FORMAT = "3"
+FORMAT = "4"
 
 _SCHEMA = """
 CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -38,7 +38,7 @@ CREATE TABLE definition (short TEXT, long_key TEXT, label TEXT, abstracts INTEGE
 CREATE TABLE bare_short (short TEXT PRIMARY KEY);
 CREATE TABLE label_case (type TEXT, key TEXT, lowercase INTEGER NOT NULL, PRIMARY KEY (type, key));
 CREATE TABLE concept_group (type TEXT, key TEXT, data TEXT NOT NULL, PRIMARY KEY (type, key));
-CREATE TABLE relation_end (type TEXT, key TEXT, data TEXT NOT NULL, PRIMARY KEY (type, key));
+CREATE TABLE relation_end (type TEXT, key TEXT, paper TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (type, key));
 CREATE TABLE broader (narrower TEXT NOT NULL, broader TEXT NOT NULL, rule TEXT NOT NULL, paper TEXT, start INTEGER, end INTEGER, confidence REAL NOT NULL);
 CREATE INDEX broader_pair ON broader (narrower, broader);
 CREATE TABLE head (iri TEXT PRIMARY KEY, type TEXT NOT NULL, label TEXT NOT NULL);
@@ -93,13 +93,13 @@ class BuildState:
         with db:
             db.executescript(_SCHEMA)
             db.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), ("settings", settings)])
-            state.add_papers(0, papers)
+            state.set_papers(papers)
             if linker is not None:
                 db.executemany("INSERT INTO definition VALUES (?, ?, ?, ?)", linker.definition_rows())
                 db.executemany("INSERT INTO label_case VALUES (?, ?, ?)", linker.case_rows())
                 state.add_bare_short_forms(linker.bare_short_forms())
                 db.executemany("INSERT INTO concept_group VALUES (?, ?, ?)", linker.group_rows())
-                db.executemany("INSERT INTO relation_end VALUES (?, ?, ?)", linker.relation_end_rows())
+                db.executemany("INSERT INTO relation_end VALUES (?, ?, ?, ?)", linker.relation_end_rows())
             db.executemany("INSERT INTO broader VALUES (?, ?, ?, ?, ?, ?, ?)", map(_link_row, links))
             state.set_heads(concepts, replace=False)
         state.close()
@@ -129,11 +129,11 @@ class BuildState:
         """Every concept of the stored corpus, as (type, key)."""
         return set(self._db.execute("SELECT type, key FROM concept_group UNION SELECT type, key FROM relation_end"))
 
-    def concept_data(self, concept_type: str, key: str) -> tuple[str | None, str | None]:
-        """The stored group and first relation end (JSON) of one concept."""
+    def concept_data(self, concept_type: str, key: str) -> tuple[str | None, tuple[str, str] | None]:
+        """The stored group (JSON) of one concept, and its first relation end (paper IRI, JSON)."""
         group = self._db.execute("SELECT data FROM concept_group WHERE type = ? AND key = ?", (concept_type, key)).fetchone()
-        end = self._db.execute("SELECT data FROM relation_end WHERE type = ? AND key = ?", (concept_type, key)).fetchone()
-        return (group[0] if group else None), (end[0] if end else None)
+        end = self._db.execute("SELECT paper, data FROM relation_end WHERE type = ? AND key = ?", (concept_type, key)).fetchone()
+        return (group[0] if group else None), (tuple(end) if end else None)
 
     def heads_ending_in(self, concept_type: str, key: str) -> list[tuple[str, str, str]]:
         """(IRI, type, prefLabel) of the concepts whose label ends in words with ``key``."""
@@ -159,12 +159,11 @@ class BuildState:
 
     # -- an incremental build updates it ----------------------------------------
 
-    def add_papers(self, first_position: int, papers: Iterable[LinkedPaper]) -> None:
-        rows = ((first_position + i, p.iri, paper_fingerprint(p), _sources_json(p)) for i, p in enumerate(papers))
+    def set_papers(self, papers: Iterable[LinkedPaper]) -> None:
+        """The corpus's papers, in build order (replacing those stored)."""
+        self._db.execute("DELETE FROM paper")
+        rows = ((i, p.iri, paper_fingerprint(p), _sources_json(p)) for i, p in enumerate(papers))
         self._db.executemany("INSERT INTO paper VALUES (?, ?, ?, ?)", rows)
-
-    def set_sources(self, papers: Iterable[LinkedPaper]) -> None:
-        self._db.executemany("UPDATE paper SET sources = ? WHERE iri = ?", ((_sources_json(p), p.iri) for p in papers))
 
     def add_definitions(self, rows: Iterable[tuple[str, str, str, int]]) -> None:
         self._db.executemany(
@@ -180,9 +179,8 @@ class BuildState:
     def set_group(self, concept_type: str, key: str, data: str) -> None:
         self._db.execute("INSERT OR REPLACE INTO concept_group VALUES (?, ?, ?)", (concept_type, key, data))
 
-    def add_relation_end(self, concept_type: str, key: str, data: str) -> None:
-        """The first relation end stays: later ones are ignored."""
-        self._db.execute("INSERT OR IGNORE INTO relation_end VALUES (?, ?, ?)", (concept_type, key, data))
+    def set_relation_end(self, concept_type: str, key: str, paper: str, data: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO relation_end VALUES (?, ?, ?, ?)", (concept_type, key, paper, data))
 
     def replace_links(self, removed: Iterable[BroaderLink], added: Iterable[BroaderLink]) -> None:
         for link in removed:

@@ -303,6 +303,7 @@ class ConceptLinker:
         self._plurals: dict[tuple[str, str], tuple[str, str]] = {}
         self._groups: dict[tuple[str, str], _Group] = defaultdict(_Group)
         self._relation_only: dict[tuple[str, str], _Choice] = {}
+        self._relation_paper: dict[tuple[str, str], str] = {}  # the paper the first such relation end came from
 
     def prepare(self, extractions: Iterable[Extraction]) -> None:
         """Passes 1 and 2 over ``extractions``, which must be iterable twice (a list, a spill file)."""
@@ -378,7 +379,9 @@ class ConceptLinker:
             paper.mentions[(mention.start, mention.end, mention.concept_type)] = (concept_iri(*group_key).value, choice.type)
         for concept_type, label, choice in ends:
             choice = final[id(choice)]
-            self._relation_only.setdefault((choice.type, choice.key), choice)
+            if (choice.type, choice.key) not in self._relation_only:
+                self._relation_only[(choice.type, choice.key)] = choice
+                self._relation_paper[(choice.type, choice.key)] = extraction.paper_iri
             paper.relation_ends[(concept_type, label)] = concept_iri(choice.type, choice.key).value
         return paper
 
@@ -409,10 +412,13 @@ class ConceptLinker:
         for (concept_type, key), group in self._groups.items():
             yield concept_type, key, group.to_json()
 
-    def relation_end_rows(self) -> Iterator[tuple[str, str, str]]:
-        """(type, key, JSON) of the first relation end that resolved to each concept."""
+    def relation_end_rows(self) -> Iterator[tuple[str, str, str, str]]:
+        """(type, key, paper IRI, JSON) of the first relation end that resolved to
+        each concept, and the paper it came from (a concept no mention names is
+        labelled by it)."""
         for (concept_type, key), choice in self._relation_only.items():
-            yield concept_type, key, json.dumps([choice.label, choice.entry.line if choice.entry else None], ensure_ascii=False)
+            data = json.dumps([choice.label, choice.entry.line if choice.entry else None], ensure_ascii=False)
+            yield concept_type, key, self._relation_paper[(concept_type, key)], data
 
     def resume(self, definition_rows: Iterable[tuple[str, str, str, int]], case_rows: Iterable[tuple[str, str, bool]]) -> None:
         """Start passes 1 and 2 from what a previous build stored, so that adding
@@ -438,22 +444,18 @@ class ConceptLinker:
         """The concepts this linker's :meth:`link` calls named (as mentions or relation ends)."""
         return set(self._groups) | set(self._relation_only)
 
-    def merge_stored(self, concept_type: str, key: str, stored_group: str | None, stored_end: str | None) -> tuple[Concept, str | None]:
+    def merge_stored(self, concept_type: str, key: str, stored_group: str | None, first_end: str | None) -> tuple[Concept, str | None]:
         """The concept ``(concept_type, key)`` once this linker's papers join a
-        stored corpus, given what that corpus stored for it (JSON or None), and
-        the JSON of its merged group (None: no mention names it, a relation end does)."""
-        entries = self._entries()
-        group = _Group.from_json(stored_group, entries) if stored_group else None
+        stored corpus, given the group that corpus stored for it and the first
+        relation end of the whole corpus (JSON or None); and the JSON of the
+        merged group (None: no mention names it, a relation end does)."""
+        group = _Group.from_json(stored_group, self._entries()) if stored_group else None
         if (concept_type, key) in self._groups:
             group = group or _Group()
             group.merge(self._groups[(concept_type, key)])
         if group is not None:
             return _concept(concept_type, key, group), group.to_json()
-        if stored_end:  # the corpus's first relation end stays the first
-            label, line = json.loads(stored_end)
-            return _concept(concept_type, key, _relation_group(label, entries[line] if line is not None else None)), None
-        choice = self._relation_only[(concept_type, key)]
-        return _concept(concept_type, key, _relation_group(choice.label, choice.entry)), None
+        return self.stored_concept(concept_type, key, None, first_end), None
 
     def stored_concept(self, concept_type: str, key: str, stored_group: str | None, stored_end: str | None) -> Concept | None:
         """The concept a stored corpus had for ``(concept_type, key)``, None if it had none."""
