@@ -76,17 +76,24 @@ def make_corpus(size: int, out: Path, seed: int = 0, offset: int = 0) -> Path:
     return out
 
 
-def timed_build(corpus: list[Path], store: Path, *options: str) -> dict:
-    """Run `kg build` in a child process; its wall time and peak RSS."""
-    command = [sys.executable, "-m", "kg", "build", *map(str, corpus), "--store", str(store), "--quiet", *options]
+def timed_build(corpus: list[Path], store: Path, *options: str, summary: bool = False) -> dict:
+    """Run `kg build` in a child process; its wall time and peak RSS (and, with
+    ``summary``, its summary line, which says whether it added papers or built afresh)."""
+    command = [sys.executable, "-m", "kg", "build", *map(str, corpus), "--store", str(store), *options]
+    if not summary:
+        command.append("--quiet")
     start = time.perf_counter()
-    child = subprocess.Popen(command, cwd=store.parent)
+    child = subprocess.Popen(command, cwd=store.parent, stdout=subprocess.PIPE if summary else None, stderr=subprocess.DEVNULL if summary else None, text=True)
+    output = child.stdout.read() if summary else ""
     _, status, usage = os.wait4(child.pid, 0)  # this child's own resource usage
     seconds = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"kg build failed: {' '.join(command)}")
     # ru_maxrss is the build process's own peak (KiB); extraction workers are separate processes.
-    return {"seconds": round(seconds, 1), "peak_rss_mib": round(usage.ru_maxrss / 1024)}
+    row = {"seconds": round(seconds, 1), "peak_rss_mib": round(usage.ru_maxrss / 1024)}
+    if summary:
+        row["summary"] = output.strip().splitlines()[0]
+    return row
 
 
 def measure(size: int, jobs_list: list[int], incremental: bool, work: Path, options: tuple[str, ...] = (), verify: bool = False) -> dict:
@@ -105,7 +112,7 @@ def measure(size: int, jobs_list: list[int], incremental: bool, work: Path, opti
         jobs = jobs_list[-1]
         store = work / f"store-{size}-j{jobs}" / "store"
         extra = make_corpus(10, work / f"extra-{size}.jsonl", seed=1, offset=size)
-        row["incremental_10"] = timed_build([corpus, extra], store, "--jobs", str(jobs), "--cache", str(store.parent / "cache.sqlite"), *options)
+        row["incremental_10"] = timed_build([corpus, extra], store, "--jobs", str(jobs), "--cache", str(store.parent / "cache.sqlite"), *options, summary=True)
         row["incremental_ratio"] = round(row["incremental_10"]["seconds"] / row[f"jobs{jobs}"]["seconds"], 3)
         print(f"{size} abstracts + 10: {row['incremental_10']}, {row['incremental_ratio']:.1%} of the full build", flush=True)
         if verify:
