@@ -164,7 +164,7 @@ def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extra
     if not quiet:
         triples = len(open_store(store))
         if report.added is not None:
-            how = f"added {report.added} new papers to the previous graph"
+            how = f"added {report.added} new papers to the previous graph" if report.added else "the previous graph already had every paper"
             from_cache = report.added - extractor.extracted if hasattr(extractor, "extracted") else None
         else:
             how = f"built afresh: {report.rebuilt_because}"

@@ -208,6 +208,8 @@ def test_the_shipped_corpus_with_papers_added_as_a_new_file(tmp_path, run):
     code, out, err = run("build", corpus, extra, "--store", store, "--cache", cache, "--no-page")
     assert code == 0, err
     assert "5 abstracts extracted, 0 from the cache (added 5 new papers to the previous graph)" in out
+    code, out, _ = run("build", corpus, extra, "--store", store, "--cache", cache, "--no-page")
+    assert code == 0 and "(the previous graph already had every paper)" in out
     code, out, _ = run("build", corpus, extra, "--store", fresh, "--cache", cache, "--no-page", "--afresh")
     assert code == 0 and "built afresh: asked to" in out
     assert sorted_ntriples(store) == sorted_ntriples(fresh)
