@@ -5,9 +5,11 @@ One SQLite file inside the store's folder (:data:`STATE_FILE`), written into
 the new folder before it is swapped in, so the store and its state always
 change together. It holds the corpus-wide tallies concept linking decides
 from (acronym definitions and which short forms labels use bare, label
-case, each concept's labels and surface forms), every ``skos:broader`` link before contradictions are dropped, the
-head-noun suffixes of each concept, and each paper's fingerprint in build
-order. Plain rows and JSON, no pickles.
+case, each concept's labels and surface forms, the first relation end of
+each concept and its paper), every ``skos:broader`` link before
+contradictions are dropped, the head-noun suffixes of each concept, and
+each paper's fingerprint and sources in build order. Plain rows and JSON,
+no pickles.
 """
 
 from __future__ import annotations
