@@ -246,3 +246,12 @@ def test_a_failure_while_adding_leaves_the_previous_store_and_state(tmp_path, mo
     assert sorted_ntriples(store) == before and (store / STATE_FILE).read_bytes() == state
     monkeypatch.setattr(incremental._Delta, "apply", apply)
     assert build([first, second], store=store, extractors=[HandExtractor()]).added == 1
+
+
+def test_a_bibliographic_graph_takes_papers_incrementally_too(tmp_path):
+    """`kg build --no-extract`: no extractor, so only the new papers' records."""
+    first, second = write(tmp_path / "old.jsonl", OLD), write(tmp_path / "new.jsonl", ["A new paper."])
+    build([first], store=tmp_path / "store")
+    assert build([first, second], store=tmp_path / "store").added == 1
+    build([first, second], store=tmp_path / "fresh", incremental=False)
+    assert sorted_ntriples(tmp_path / "store") == sorted_ntriples(tmp_path / "fresh")
