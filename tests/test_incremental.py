@@ -102,9 +102,10 @@ def test_new_papers_may_come_before_the_old_ones(tmp_path):
     """A new file that sorts first in its folder: the relation end that names a concept
     no mention names is then the new paper's (it comes first), as in a fresh build."""
     old = ["LoRA evaluated on Foosets.", "We study tuning."]
-    first, second = write(tmp_path / "b-old.jsonl", old), write(tmp_path / "a-new.jsonl", ["LoRA evaluated on FOOSETS today."])
+    first = write(tmp_path / "b-old.jsonl", old)
     store, fresh = tmp_path / "store", tmp_path / "fresh"
     build([first], store=store, extractors=[HandExtractor()])
+    write(tmp_path / "a-new.jsonl", ["LoRA evaluated on FOOSETS today."])
     report = build([tmp_path], store=store, extractors=[HandExtractor()])  # the folder: a-new.jsonl is read first
     assert report.added == 1
     build([tmp_path], store=fresh, extractors=[HandExtractor()], incremental=False)
