@@ -215,7 +215,8 @@ def _link(state: BuildState, delta: _Delta, extractions: list, abstracts: dict[s
     for extraction in extractions:
         linker.add_labels(extraction)
     linker.finish_labels()
-    moved = next((key for key in cases if linker.plural_targets().get(key) != plurals.get(key)), None)
+    now = linker.plural_targets()
+    moved = next((key for key in cases if now.get(key) != plurals.get(key)), None)
     if moved is not None:
         raise _Declined(f"the new papers change which concept the plural {moved[1]!r} joins")
     delta.definitions = list(tally.definition_rows())

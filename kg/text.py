@@ -17,8 +17,11 @@ __all__ = ["normalise_whitespace", "is_blank", "derived_label", "fold", "match_k
 # Unicode spaces (NBSP, thin spaces, ideographic space ...) count as whitespace;
 # zero-width characters and C0/C1 controls other than whitespace (tab, line
 # breaks, U+0085 NEXT LINE) are dropped.
-_SPACES = re.compile(r"[\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
-_INVISIBLE = re.compile(r"[\u0000-\u0008\u000b\u000e-\u001f\u007f-\u0084\u0086-\u009f\u200b-\u200d\u2060\ufeff]")
+_SPACE_CHARS = r"\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_INVISIBLE_CHARS = r"\u0000-\u0008\u000b\u000e-\u001f\u007f-\u0084\u0086-\u009f\u200b-\u200d\u2060\ufeff"
+_SPACES = re.compile(f"[{_SPACE_CHARS}]+")
+_INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")
+_VISIBLE = re.compile(f"[^{_SPACE_CHARS}{_INVISIBLE_CHARS}]")
 # A lone surrogate (JSON's "\ud800" escape) is no character: it cannot be written as UTF-8.
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _WORDS = re.compile(r"\w+")
@@ -33,10 +36,6 @@ def normalise_whitespace(text: str) -> str:
     text = _INVISIBLE.sub("", _SURROGATE.sub("\ufffd", text))
     text = unicodedata.normalize("NFC", text)
     return _SPACES.sub(" ", text).strip()
-
-
-_VISIBLE = re.compile(r"[^\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-                      r"\u0000-\u0008\u000b\u000e-\u001f\u007f-\u0084\u0086-\u009f\u200b-\u200d\u2060\ufeff]")
 
 
 def is_blank(text: str) -> bool:

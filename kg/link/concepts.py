@@ -30,6 +30,7 @@ the most frequent label (ties to the longer).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter, defaultdict
@@ -449,7 +450,7 @@ class ConceptLinker:
         stored corpus, given the group that corpus stored for it and the first
         relation end of the whole corpus (JSON or None); and the JSON of the
         merged group (None: no mention names it, a relation end does)."""
-        group = _Group.from_json(stored_group, self._entries()) if stored_group else None
+        group = _Group.from_json(stored_group, self._entries) if stored_group else None
         if (concept_type, key) in self._groups:
             group = group or _Group()
             group.merge(self._groups[(concept_type, key)])
@@ -459,7 +460,7 @@ class ConceptLinker:
 
     def stored_concept(self, concept_type: str, key: str, stored_group: str | None, stored_end: str | None) -> Concept | None:
         """The concept a stored corpus had for ``(concept_type, key)``, None if it had none."""
-        entries = self._entries()
+        entries = self._entries
         if stored_group:
             return _concept(concept_type, key, _Group.from_json(stored_group, entries))
         if stored_end:
@@ -467,7 +468,9 @@ class ConceptLinker:
             return _concept(concept_type, key, _relation_group(label, entries[line] if line is not None else None))
         return None
 
+    @functools.cached_property
     def _entries(self) -> dict[int, LexiconEntry]:
+        """Lexicon entries by line, as groups store them."""
         return {entry.line: entry for entry in self._linker.lexicon.values()}
 
 

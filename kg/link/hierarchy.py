@@ -58,8 +58,7 @@ def head_suffixes(pref_label: str) -> list[str]:
 def head_noun_link(iri: str, concept_type: str, pref_label: str, exists: Callable[[tuple[str, str]], bool]) -> BroaderLink | None:
     """The head-noun link of a concept, given which (type, key) concepts ``exists``."""
     for key in head_suffixes(pref_label):
-        broader = concept_iri(concept_type, key).value
-        if exists((concept_type, key)) and broader != iri:
+        if exists((concept_type, key)) and (broader := concept_iri(concept_type, key).value) != iri:
             return BroaderLink(iri, broader, HEAD_NOUN_RULE, HEAD_NOUN_CONFIDENCE)
     return None
 
