@@ -21,8 +21,8 @@ from the repository root, with the benchmarks in ``../shared/benchmarks``::
    on exactly is an entity, one only a minority found is unknown (no loss),
    every other token is outside (~5 min).
 5. The *student*, shipped: the same configuration trained on the gold
-   documents (three copies) and the silver ones (6,000 steps, ~15 min);
-   its last checkpoint's ``ner`` alone (7.4 MB) goes into the weights folder.
+   documents (three copies) and the silver ones (6,000 steps, ~16 min);
+   its last checkpoint's ``ner`` alone (7.8 MB) goes into the weights folder.
 
 The student has the teachers' size and speed and scores above each of them
 and above their vote (below). ``--work DIR`` keeps every step's output, and a
