@@ -268,20 +268,21 @@ def _write_silver(path: Path, teachers: list[Path], texts: list[str]) -> dict:
 
     from kg.extract.distil import silver_doc
 
-    if not path.exists():
+    english = load_english()
+    if path.exists():
+        docs = list(DocBin().from_disk(path).get_docs(english.vocab))
+    else:
         predictions = []
         for teacher in teachers:
             nlp = spacy.load(teacher)
             predictions.append([
                 [(e.start_char, e.end_char, e.label_) for e in doc.ents] for doc in nlp.pipe(texts, batch_size=64)
             ])
-        english = load_english()
         docs = [silver_doc(english, text, [p[i] for p in predictions], QUORUM) for i, text in enumerate(texts)]
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         DocBin(docs=docs, store_user_data=False).to_disk(tmp)
         tmp.replace(path)
-    docs = list(DocBin().from_disk(path).get_docs(load_english().vocab))
     return {"silver_abstracts": len(docs), "silver_mentions": sum(len(doc.ents) for doc in docs)}
 
 
