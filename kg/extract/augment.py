@@ -47,9 +47,9 @@ def replace_mentions(nlp: Language, doc: Doc, pool: dict[str, list[str]], rng: r
         last = ent.end_char
     pieces.append(doc.text[last:])
     new = nlp.make_doc("".join(pieces))
-    # A drawn mention may end inside a token of its new context ("SVM" before
-    # "s"): widen it to whole tokens, as the SciERC conversion does, and drop
-    # it in the rare case that widening runs into the mention before.
+    # The new text may tokenise differently at a drawn mention's edges: widen
+    # it to whole tokens, as the SciERC conversion does, and drop it in the
+    # rare case that widening runs into the mention before.
     kept, end_token = [], 0
     for start, end, label in mentions:
         span = new.char_span(start, end, label=label, alignment_mode="expand")
