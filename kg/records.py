@@ -13,6 +13,7 @@ from kg.text import derived_label
 
 __all__ = [
     "SourceRef",
+    "WEB_SCHEMES",
     "Paper",
     "Rejected",
     "LinkedAuthor",
@@ -46,6 +47,12 @@ class SourceRef:
     format: str  # reader name, e.g. "conference"
 
 
+#: A ``Paper.url`` with one of these prefixes is a web page: the graph makes it
+#: an IRI, so a reader passes on only one that is a valid IRI; any other url is
+#: kept as a literal.
+WEB_SCHEMES = ("http://", "https://")
+
+
 @dataclass(frozen=True)
 class Paper:
     """One paper as a reader found it, with whitespace already normalised.
@@ -64,7 +71,7 @@ class Paper:
     categories: tuple[str, ...] = ()
     award: str | None = None
     doi: str | None = None
-    url: str | None = None
+    url: str | None = None  # a valid IRI when it starts with WEB_SCHEMES
     source_id: str | None = None  # the identifier the source itself uses, if any
     extra: tuple[tuple[str, str], ...] = ()  # unknown JSONL keys, as (key, JSON text)
 

@@ -5,16 +5,23 @@ and ``read(text, source)``, and list it in ``READERS`` below. ``read`` may also
 yield :class:`kg.records.Rejected` for a record it cannot use.
 
 Bad input is handled at two levels. A whole file that cannot be read (missing,
-empty, binary, not UTF-8, no papers in it) is an error. A single bad record
-(a line that is not JSON or has no abstract, an abstract over
-``MAX_ABSTRACT_CHARS``, a paper repeated with a different abstract) is skipped,
-and each file's skips are reported in one :class:`kg.errors.CorpusWarning`
-that counts them; ``strict=True`` makes the first one an error instead.
+not a regular file, empty, binary, UTF-16, not UTF-8, no papers in it) is an
+error. A single bad record (a line that is not JSON or has no abstract, an
+abstract over ``MAX_ABSTRACT_CHARS``, a url that is no valid IRI, a paper
+repeated with a different abstract) is skipped, and each file's skips are
+reported in one :class:`kg.errors.CorpusWarning` that counts them;
+``strict=True`` makes the first one an error instead.
+
+File names are corpus data too: every message and the graph name a file by
+:func:`shown`, so a name that is not UTF-8 or holds terminal escapes is
+neither a crash nor a command to the terminal.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -37,6 +44,7 @@ __all__ = [
     "load_source",
     "read_file",
     "read_paths",
+    "shown",
 ]
 
 #: Longer "abstracts" are skipped: five times the longest the shipped corpus
@@ -57,6 +65,29 @@ READERS = {module.NAME: module for module in (jsonl, conference, daily)}
 _SKIPPED_NAMES = {"readme.md", "readme.txt", "readme", "license", "license.txt"}
 
 
+def _escape(char: str) -> str:
+    if "\udc80" <= char <= "\udcff":  # a byte that is not UTF-8, as os.fsdecode keeps it
+        return f"\\x{ord(char) - 0xDC00:02x}"
+    return repr(char)[1:-1]  # \x1b, \u202e ...
+
+
+def shown(path: str | Path) -> str:
+    """A file name fit for a terminal and for the graph: characters that are
+    not printable (controls such as ESC, bidi overrides, bytes that are not
+    UTF-8) written as Python escapes, as ``ls -b`` does; the rest as it is."""
+    return "".join(c if c.isprintable() else _escape(c) for c in os.fsdecode(path))
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a path is when it is not a regular file: reading a FIFO or a
+    device would wait for a writer, or never end (/dev/zero)."""
+    if stat.S_ISREG(mode):
+        return None
+    kinds = {stat.S_ISFIFO: "a FIFO", stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device",
+             stat.S_ISSOCK: "a socket", stat.S_ISDIR: "a folder"}
+    return next((kind for test, kind in kinds.items() if test(mode)), "of an unknown kind")
+
+
 @dataclass(frozen=True)
 class SourceText:
     """A decoded input file and what identifies it in the graph."""
@@ -67,7 +98,7 @@ class SourceText:
 
     @property
     def file_name(self) -> str:
-        return self.path.name
+        return shown(self.path.name)
 
 
 def corpus_files(paths: Iterable[str | Path]) -> list[Path]:
@@ -86,33 +117,68 @@ def corpus_files(paths: Iterable[str | Path]) -> list[Path]:
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
             )
             if not found:
-                raise CorpusError(f"{path}: folder holds no corpus files ({', '.join(sorted(suffixes))})")
+                raise CorpusError(f"{shown(path)}: folder holds no corpus files ({', '.join(sorted(suffixes))})")
             files.extend(found)
         elif path.is_file():
             files.append(path)
         else:
-            raise CorpusError(f"{path}: no such file or folder")
+            try:
+                kind = _not_regular(path.stat().st_mode)
+            except FileNotFoundError:
+                raise CorpusError(f"{shown(path)}: no such file or folder") from None
+            except OSError as exc:
+                raise CorpusError(f"{shown(path)}: cannot read ({exc.strerror or exc})") from None
+            raise CorpusError(f"{shown(path)}: not a regular file ({kind}); give corpus files or folders")
     return files
 
 
+def _read_regular(path: Path) -> bytes:
+    """The bytes of ``path``, refusing anything but a regular file (checked on
+    the open file: the path may have been swapped since it was listed)."""
+    # O_NONBLOCK: opening a FIFO must not wait for a writer; a regular file ignores it
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with open(fd, "rb") as file:
+        if (kind := _not_regular(os.fstat(fd).st_mode)) is not None:
+            raise CorpusError(f"{shown(path)}: not a regular file ({kind}); give corpus files or folders")
+        return file.read()
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """"UTF-16LE" or "UTF-16BE" when the NUL bytes fall on every other byte, as
+    in UTF-16 text that is mostly Latin letters, and the whole file decodes so."""
+    head = data[: 4096 // 2 * 2]
+    units = len(head) // 2
+    for encoding, zeros, others in (("UTF-16LE", head[1::2], head[0::2]), ("UTF-16BE", head[0::2], head[1::2])):
+        if units and zeros.count(0) * 2 >= units and others.count(0) == 0:
+            try:
+                text = data.decode(encoding.lower())
+            except UnicodeDecodeError:
+                return None
+            return encoding if "\x00" not in text else None
+    return None
+
+
 def load_source(path: Path) -> SourceText:
+    name = shown(path)
     try:
-        data = path.read_bytes()
+        data = _read_regular(path)
     except OSError as exc:
-        raise CorpusError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        raise CorpusError(f"{name}: cannot read ({exc.strerror or exc})") from exc
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise CorpusError(f"{path}: UTF-16 text, not UTF-8; convert it first, e.g. iconv -f utf-16 -t utf-8")
+        raise CorpusError(f"{name}: UTF-16 text, not UTF-8; convert it first, e.g. iconv -f utf-16 -t utf-8")
+    if (encoding := _utf16_without_bom(data)) is not None:
+        raise CorpusError(f"{name}: {encoding} text (UTF-16 without a byte-order mark), not UTF-8; convert it first, e.g. iconv -f {encoding.lower()} -t utf-8")
     if (nul := data.find(b"\x00")) >= 0:
-        raise CorpusError(f"{path}: a binary file, not text (NUL byte at offset {nul}); remove it or give only the corpus files")
+        raise CorpusError(f"{name}: a binary file, not text (NUL byte at offset {nul}); remove it or give only the corpus files")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise CorpusError(
-            f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            f"{name}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
             "convert it first, e.g. iconv -f latin1 -t utf-8"
         ) from exc
     if is_blank(text):
-        raise CorpusError(f"{path}: file is empty (or holds only spaces and invisible characters)")
+        raise CorpusError(f"{name}: file is empty (or holds only spaces and invisible characters)")
     return SourceText(path=path, text=text, sha256=hashlib.sha256(data).hexdigest())
 
 
@@ -126,7 +192,7 @@ def detect_format(source: SourceText) -> str:
     for name, reader in READERS.items():
         if reader.looks_like(source.text):
             return name
-    raise CorpusError(f"{source.path}: unknown corpus format; force one with --format {'|'.join(READERS)}")
+    raise CorpusError(f"{shown(source.path)}: unknown corpus format; force one with --format {'|'.join(READERS)}")
 
 
 @dataclass
@@ -169,12 +235,12 @@ def _too_long(paper: Paper) -> str | None:
     return None
 
 
-def _skips(path: Path, skipped: list[Rejected]) -> str:
+def _skips(file_name: str, skipped: list[Rejected]) -> str:
     """"2 not JSON, 1 without an abstract; first at line 7: <reason>"."""
     kinds = Counter(r.kind for r in skipped)
     counts = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items(), key=lambda item: (-item[1], item[0])))
     first = skipped[0]
-    reason = first.reason.split(": ", 1)[1] if first.reason.startswith(f"{path.name}:") else first.reason
+    reason = first.reason.split(": ", 1)[1] if first.reason.startswith(f"{file_name}:") else first.reason
     return f"{counts}; first at line {first.line}: {reason}"
 
 
@@ -208,10 +274,10 @@ def read_file(path: str | Path, format: str | None = None, strict: bool = False,
     if count == 0:
         if skipped:
             which = f"all {len(skipped)} records are bad" if len(skipped) > 1 else "its one record is bad"
-            raise CorpusError(f"{path}: no usable papers, {which} ({_skips(path, skipped)})")
-        raise CorpusError(f"{source.path}: no papers found when read as {name!r}; force another reader with --format")
+            raise CorpusError(f"{shown(path)}: no usable papers, {which} ({_skips(source.file_name, skipped)})")
+        raise CorpusError(f"{shown(path)}: no papers found when read as {name!r}; force another reader with --format")
     if skipped:
-        message = f"{path}: skipped {len(skipped)} of {count + len(skipped)} records ({_skips(path, skipped)}); --strict makes this an error"
+        message = f"{shown(path)}: skipped {len(skipped)} of {count + len(skipped)} records ({_skips(source.file_name, skipped)}); --strict makes this an error"
         warnings.warn(CorpusWarning(message), stacklevel=2)
 
 

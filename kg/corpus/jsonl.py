@@ -4,6 +4,9 @@
      "categories"?: [..], "url"?, "doi"?}
 
 Only "abstract" is required. Unknown keys are ignored; blank lines are skipped.
+A "url" that starts with http:// or https:// becomes the paper's foaf:page IRI,
+so it must be a valid IRI (RFC 3987: no spaces or quotes, "%" only before two
+hex digits); a record whose url is not is a bad record, not a failed build.
 Lines end at "\n", "\r\n" or "\r" only (JSON strings may hold U+2028 and
 other characters Python's splitlines counts as line breaks). A line that is
 not a usable record (not JSON, not an object, no abstract, a field of the
@@ -19,7 +22,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from kg.records import Paper, Rejected, SourceRef
+from pyoxigraph import NamedNode
+
+from kg.records import WEB_SCHEMES, Paper, Rejected, SourceRef
 from kg.text import normalise_whitespace
 
 __all__ = ["NAME", "SUFFIXES", "looks_like", "read", "normalise_doi"]
@@ -83,6 +88,17 @@ def _year(value: Any, where: str) -> int | None:
     raise _Bad("with a field of the wrong type", f"{where}: 'year' must be a four-digit year like 2025, not {shown}")
 
 
+def _url(value: Any, where: str) -> str | None:
+    url = _text(value, "url", where)
+    if url is not None and url.startswith(WEB_SCHEMES):
+        try:
+            NamedNode(url)  # Oxigraph's own check: what it refuses here would stop the build later
+        except ValueError as exc:
+            shown = repr(url) if len(repr(url)) <= 80 else repr(url)[:80] + "..."
+            raise _Bad("with a url that is not a valid IRI", f"{where}: 'url' must be a valid IRI, not {shown} ({exc}); percent-encode it (a space is %20)") from None
+    return url
+
+
 def _paper(record: Any, source: SourceRef, where: str) -> Paper:
     if not isinstance(record, dict):
         raise _Bad("not a JSON object", f"{where}: each line must be a JSON object, not {type(record).__name__}")
@@ -99,7 +115,7 @@ def _paper(record: Any, source: SourceRef, where: str) -> Paper:
         year=_year(record.get("year"), where),
         categories=_texts(record.get("categories"), "categories", where),
         doi=normalise_doi(doi) if doi else None,
-        url=_text(record.get("url"), "url", where),
+        url=_url(record.get("url"), where),
         source_id=_text(record.get("id"), "id", where),
     )
 
