@@ -37,7 +37,7 @@ from pyoxigraph import Quad, Store
 from kg.extract import Extractor
 from kg.graph.build import broader_quads, concept_quads, extraction_quads, paper_quads, source_quads
 from kg.graph.state import FORMAT, STATE_FILE, BuildState, paper_fingerprint
-from kg.graph.store import WRITE_CHUNK, update_store
+from kg.graph.store import WRITE_CHUNK, Finish, update_store
 from kg.link.concepts import ConceptLinker
 from kg.link.hierarchy import head_noun_link, hearst_links, load_hearst_patterns
 from kg.link.identity import component_iri, source_iri
@@ -128,11 +128,13 @@ def add_papers(
     extractors: Sequence[Extractor],
     settings: str | None,
     progress=None,
+    finish: Finish | None = None,
 ) -> Increment:
     """Make ``store`` the graph of ``papers`` by adding those its last build
     lacked, if that gives exactly a full build's graph; otherwise change
     nothing and say why. ``settings`` is :func:`settings_digest` of
-    ``extractors``; ``progress`` may wrap the new papers' extractions in a bar."""
+    ``extractors``; ``progress`` may wrap the new papers' extractions in a bar;
+    ``finish`` is as in :func:`kg.graph.store.write_store`."""
     if settings is None:
         return Increment(None, "an extractor without a version")
     outcome = [Increment(None, "no store yet")]
@@ -140,6 +142,10 @@ def add_papers(
     def plan(folder: Path):
         stored = folder / STATE_FILE
         try:
+            try:
+                Store.read_only(str(folder))
+            except (OSError, RuntimeError) as exc:  # damaged (a truncated file): a full build replaces it
+                raise _Declined(f"the previous store cannot be read ({exc})") from exc
             if not stored.is_file():
                 raise _Declined("the store has no build state")
             try:
@@ -156,7 +162,7 @@ def add_papers(
         outcome[0] = Increment(len(delta.papers))
         return lambda new_store, new_folder: delta.apply(new_store, new_folder, stored)
 
-    update_store(store, plan)
+    update_store(store, plan, finish)
     return outcome[0]
 
 

@@ -9,12 +9,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pyoxigraph import Quad
+from pyoxigraph import Quad, Store
 
 from kg.corpus import read_paths
 from kg.extract import Extractor
 from kg.graph import DEFAULT_STORE, broader_quads, concept_quads, extraction_quads, paper_quads, write_store
 from kg.graph.state import STATE_FILE, BuildState
+from kg.graph.store import store_target
 from kg.incremental import Increment, add_papers, settings_digest
 from kg.extract.cache import decode_extraction, encode_extraction
 from kg.link import link_papers
@@ -32,6 +33,7 @@ class BuildReport:
     papers: int  # distinct papers in the graph
     authors: int
     store: Path
+    triples: int  # in the new store
     added: int | None = None  # papers added to the previous graph; None: built afresh
     rebuilt_because: str | None = None  # why it was built afresh
 
@@ -130,6 +132,7 @@ def build(
     progress: Progress | None = None,
     strict: bool = False,
     incremental: bool = True,
+    finish: Callable[[Store], Callable[[], None] | None] | None = None,
 ) -> BuildReport:
     """Read ``paths``, build their graph and make it the content of ``store``.
 
@@ -141,18 +144,34 @@ def build(
     wrap the papers' stream (their extractions, when there are extractors) in
     a progress bar. Bad
     records are skipped with a warning, or refused when ``strict``
-    (:func:`kg.corpus.read_file`).
+    (:func:`kg.corpus.read_file`). ``store`` must be a folder kg may replace
+    (:func:`kg.graph.store.store_target`): checked first.
+
+    ``finish(graph)`` gets the new graph, open for reading, before it
+    replaces the previous one, and may return a function to run with the
+    swap, all or nothing with it: ``kg build`` draws its page so, and a page
+    it cannot write leaves store and page as they were.
     """
+    store_target(store)
     records = list(read_paths(paths, format, strict))
     linked = link_papers(records)
     settings = settings_digest(extractors)
-    increment = add_papers(store, linked, extractors, settings, progress) if incremental else Increment(None, "asked to")
+    triples = 0
+
+    def done(folder: Path) -> Callable[[], None] | None:
+        nonlocal triples
+        graph = Store.read_only(str(folder))
+        triples = len(graph)
+        return finish(graph) if finish is not None else None
+
+    increment = add_papers(store, linked, extractors, settings, progress, done) if incremental else Increment(None, "asked to")
     if increment.added is None:
         linking = Linking()
 
-        def keep_state(folder: Path) -> None:
+        def keep_state(folder: Path) -> Callable[[], None] | None:
             if settings is not None:
                 BuildState.create(folder / STATE_FILE, settings, linked, linking.linker, linking.links, linking.concepts)
+            return done(folder)
 
         write_store(graph_quads(linked, extractors, progress, linking), store, finish=keep_state)
     return BuildReport(
@@ -161,6 +180,7 @@ def build(
         papers=len(linked),
         authors=len({a.iri for p in linked for a in p.authors}),
         store=Path(store),
+        triples=triples,
         added=increment.added,
         rebuilt_because=increment.reason,
     )

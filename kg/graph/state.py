@@ -21,14 +21,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import astuple, replace
 from pathlib import Path
 
+from kg.graph.store import STATE_FILE  # its name: the store module tells kg's stores by it too
 from kg.link.concepts import ConceptLinker
 from kg.link.hierarchy import HEAD_NOUN_RULE, head_suffixes
 from kg.records import BroaderLink, Concept, LinkedPaper, SourceRef
 
 __all__ = ["STATE_FILE", "BuildState", "paper_fingerprint"]
 
-#: The state's file name inside the store folder (Oxigraph ignores files it does not own).
-STATE_FILE = "kg-build.sqlite"
 #: Bumped when the tables below change meaning: an older state is then ignored.
 FORMAT = "4"
 

@@ -6,6 +6,7 @@ interactive HTML page (pyvis and vis-network; pyvis stays in this package).
          construct.construct_view (a SPARQL CONSTRUCT's triples)    View
       -> details.paper_details(store, view.paper_ids)              PaperDetails
       -> page.render_page(view, details) -> page.write_page(html, out)
+         (or page.PageDraft(html, out), committed later: `kg build` does, with its store swap)
 
 :func:`draw` does all of it for one :class:`ViewSpec`, as `kg viz` and
 `kg build` do.
@@ -31,6 +32,7 @@ __all__ = [
     "ViewNode",
     "ViewSpec",
     "default_out",
+    "draft",
     "draw",
     "select_view",
 ]
@@ -93,10 +95,17 @@ def select_view(store, graph, spec: ViewSpec) -> View:
 def draw(store, spec: ViewSpec = ViewSpec(), out: Path | None = None) -> tuple[View, Path]:
     """Draw what ``spec`` asks for from ``store`` (an open pyoxigraph Store) and
     write the page to ``out`` (default: :func:`default_out`)."""
+    view, page = draft(store, spec, out)
+    return view, page.commit()
+
+
+def draft(store, spec: ViewSpec = ViewSpec(), out: Path | None = None):
+    """:func:`draw`, but the page is only written beside ``out``: a
+    :class:`~kg.views.page.PageDraft` to commit (or discard)."""
     from kg.analysis import load_graph
     from kg.views.details import paper_details
-    from kg.views.page import render_page, write_page
+    from kg.views.page import PageDraft, render_page
 
     view = select_view(store, load_graph(store), spec)
     html = render_page(view, paper_details(store, view.paper_ids))
-    return view, write_page(html, out or default_out(spec))
+    return view, PageDraft(html, out or default_out(spec))

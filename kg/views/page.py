@@ -21,6 +21,9 @@ import base64
 import hashlib
 import json
 import math
+import os
+import stat
+import tempfile
 from collections import Counter
 from collections.abc import Mapping
 from functools import lru_cache
@@ -30,7 +33,7 @@ from kg.errors import KgError
 from kg.views.layout import layout
 from kg.views.model import PaperDetails, View
 
-__all__ = ["DEFAULT_PAGE", "STYLE", "render_page", "script_json", "write_page"]
+__all__ = ["DEFAULT_PAGE", "STYLE", "PageDraft", "render_page", "script_json", "write_page"]
 
 DEFAULT_PAGE = Path("exports") / "kg.html"
 TEMPLATES = Path(__file__).with_name("templates")
@@ -229,14 +232,48 @@ def render_page(view: View, papers: Mapping[str, PaperDetails] | None = None) ->
     )
 
 
+class PageDraft:
+    """A page written in full to a temporary file beside ``out``; :meth:`commit`
+    renames it into place (in one step, so it can go with a store swap, as in
+    ``kg build``), :meth:`discard` removes it unless it was committed."""
+
+    def __init__(self, html: str, out: str | Path):
+        self.out = Path(out)
+        self._temp: Path | None = None
+        try:
+            self.out.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=self.out.parent, prefix=f".{self.out.name}.", suffix=".tmp", delete=False) as handle:
+                self._temp = Path(handle.name)
+                handle.write(html.encode("utf-8"))
+            # A temporary file is private; a page is not, and one written over keeps its mode.
+            os.chmod(self._temp, stat.S_IMODE(self.out.stat().st_mode) if self.out.is_file() else 0o666 & ~_umask())
+        except BaseException as exc:
+            self.discard()
+            if isinstance(exc, OSError):
+                raise KgError(f"{self.out}: cannot write the page ({exc.strerror or exc})") from exc
+            raise
+
+    def commit(self) -> Path:
+        try:
+            os.replace(self._temp, self.out)
+        except OSError as exc:
+            self.discard()
+            raise KgError(f"{self.out}: cannot write the page ({exc.strerror or exc})") from exc
+        self._temp = None
+        return self.out
+
+    def discard(self) -> None:
+        if self._temp is not None:
+            self._temp.unlink(missing_ok=True)
+            self._temp = None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_page(html: str, out: str | Path) -> Path:
     """Write ``html`` to ``out`` atomically (a temporary file renamed into place)."""
-    from kg.export.serialize import write_atomically
-
-    out = Path(out)
-    try:
-        write_atomically(out, lambda handle: handle.write(html.encode("utf-8")))
-    except OSError as exc:
-        raise KgError(f"{out}: cannot write the page ({exc.strerror or exc})") from exc
-    return out
-
+    return PageDraft(html, out).commit()
