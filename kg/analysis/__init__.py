@@ -5,7 +5,7 @@ SPARQL) and the algorithms behind `kg top`, `kg communities`, `kg path` and
 from kg.analysis.centrality import MEASURES, NODE_TYPES, Ranked, top
 from kg.analysis.communities import Community, communities
 from kg.analysis.names import UnknownNameError, find_nodes, resolve
-from kg.analysis.paths import Hop, Path, paths
+from kg.analysis.paths import Hop, Path, PathError, paths
 from kg.analysis.projections import (
     Evidence,
     Link,
@@ -26,6 +26,7 @@ __all__ = [
     "Hop",
     "Link",
     "Path",
+    "PathError",
     "Ranked",
     "SimilarPaper",
     "UnknownNameError",

@@ -1,5 +1,5 @@
-"""How two things are connected: the k shortest paths between two nodes, each
-hop with the statement and sentence that support it.
+"""How two things are connected: the k shortest paths between two different
+nodes, each hop with the statement and sentence that support it.
 
 Paths are shortest by number of hops; among paths of one length, those
 through more specific nodes (lower degree) come first, so a path through
@@ -13,16 +13,21 @@ from __future__ import annotations
 import math
 from collections.abc import Collection
 from dataclasses import dataclass
-from itertools import islice
+from itertools import islice, takewhile
 
 import networkx as nx
 
 from kg.analysis.projections import Evidence, Link
+from kg.errors import KgError
 
-__all__ = ["Hop", "Path", "paths"]
+__all__ = ["Hop", "Path", "PathError", "paths"]
 
 # Hop count stays the main order: the specificity penalty of a whole path stays below one hop.
 _PENALTY = 0.001
+
+
+class PathError(KgError):
+    """A path asked for between a node and itself."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,8 @@ def _hop(graph: nx.Graph, u: str, v: str) -> Hop:
 
 def paths(graph: nx.Graph, source: str, target: str, k: int = 3, through: Collection[str] | None = None, max_hops: int = 8) -> list[Path]:
     """Up to ``k`` paths from ``source`` to ``target`` of at most ``max_hops`` hops."""
+    if source == target:
+        raise PathError(f"both ends are {graph.nodes[source]['label']!r}: a path needs two different things")
     if through is not None:
         allowed = {n for n, d in graph.nodes(data=True) if d["type"] in through or d["kind"] in through} | {source, target}
         graph = graph.subgraph(allowed)
@@ -60,9 +67,11 @@ def paths(graph: nx.Graph, source: str, target: str, k: int = 3, through: Collec
     def cost(u: str, v: str, _data: dict) -> float:
         return 1 + _PENALTY * (math.log1p(degree[u]) + math.log1p(degree[v]))
 
+    # Paths come shortest first (by hops: see _PENALTY), so the first one too long ends
+    # the search: enumerating on would go through every simple path of the graph.
+    shortest_first = nx.shortest_simple_paths(graph, source, target, weight=cost)
     try:
-        found = list(islice(nx.shortest_simple_paths(graph, source, target, weight=cost), k))
+        found = list(islice(takewhile(lambda nodes: len(nodes) - 1 <= max_hops, shortest_first), k))
     except nx.NetworkXNoPath:
         return []
-    found = [p for p in found if len(p) - 1 <= max_hops]
     return [Path(number, tuple(_hop(graph, u, v) for u, v in zip(nodes, nodes[1:]))) for number, nodes in enumerate(found, start=1)]

@@ -8,17 +8,21 @@ object per paper with ``id``, ``title``, ``concepts``, ``claims`` and
 from __future__ import annotations
 
 import itertools
+import os
+import signal
+import warnings
 from collections.abc import Iterable, Iterator
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from kg.errors import KgError, KgWarning
 from kg.extract.components.acronyms import Acronym
 from kg.extract.components.labels import canonical_label
 from kg.extract.spans import ClaimSpan, ConceptSpan, RelationSpan
 from kg.records import AcronymDefinition, Claim, Extraction, LinkedPaper, Mention, Relation
 
-__all__ = ["SpacyExtractor", "doc_to_extraction", "extraction_json"]
+__all__ = ["SpacyExtractor", "doc_to_extraction", "extraction_json", "usable_cpus"]
 
 BATCH_SIZE = 64
 
@@ -69,6 +73,12 @@ _worker_nlp = None  # each worker process's own pipeline, built once by _start_w
 
 def _start_worker(use_ner: bool) -> None:
     global _worker_nlp
+    # Ctrl-C reaches the whole process group: the parent alone handles it and
+    # stops the workers (they were forked with SIGINT blocked, so none was missed
+    # before this line; ignoring it discards one pending). SIGTERM, what stopping
+    # them sends, ends a worker at once, whatever handler it inherited.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     from kg.extract.pipeline import build_nlp
 
     _worker_nlp = build_nlp(use_ner=use_ner)
@@ -76,6 +86,55 @@ def _start_worker(use_ner: bool) -> None:
 
 def _extract_chunk(items: list[tuple[str, str]]) -> list[Extraction]:
     return [doc_to_extraction(doc, iri) for doc, iri in _worker_nlp.pipe(items, as_tuples=True, batch_size=BATCH_SIZE)]
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on: its affinity mask (taskset, a container's
+    cpuset), which ``os.cpu_count()`` ignores; ``os.process_cpu_count()`` is that
+    from Python 3.13 on."""
+    if hasattr(os, "process_cpu_count"):
+        return os.process_cpu_count() or 1
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1  # no affinity masks (macOS): every CPU
+
+
+def _in_workers(chunks: Iterator[list], jobs: int, use_ner: bool) -> Iterator[Extraction]:
+    """The extractions of ``chunks``, in order, from ``jobs`` forked worker processes.
+
+    Whatever ends this generator (the last chunk, an error, Ctrl-C, SIGTERM, a
+    consumer that stops early), the workers are gone when it returns: nothing is
+    left running, and a worker that dies (out of memory) is an error, not a hang.
+    """
+    import multiprocessing
+    from collections import deque
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    before = set(multiprocessing.active_children())
+    # With fork, the first submit starts every worker; SIGINT stays blocked for it (see _start_worker).
+    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(use_ner,))
+        window = deque([pool.submit(_extract_chunk, next(chunks))])
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
+    workers = set(multiprocessing.active_children()) - before
+    try:
+        # Two chunks per worker in flight: none waits for work, and memory stays bounded.
+        window.extend(pool.submit(_extract_chunk, chunk) for chunk in itertools.islice(chunks, 2 * jobs - 1))
+        while window:
+            extractions = window.popleft().result()
+            window.extend(pool.submit(_extract_chunk, chunk) for chunk in itertools.islice(chunks, 1))
+            yield from extractions
+    except BrokenProcessPool as exc:
+        raise KgError("an extraction worker process died (out of memory? try fewer --jobs)") from exc
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.join()
 
 
 def _chunks(items: Iterable, size: int) -> Iterator[list]:
@@ -91,7 +150,8 @@ def _chunks(items: Iterable, size: int) -> Iterator[list]:
 
 class SpacyExtractor:
     """Runs the kg spaCy pipeline over papers, in batches; ``jobs`` > 1 runs that
-    many worker processes, each loading the pipeline once, and returns the same
+    many worker processes (at most one per usable CPU: more only add the memory
+    of a pipeline each), each loading the pipeline once, and returns the same
     extractions in the same order as one process."""
 
     name = "kg_spacy"
@@ -100,7 +160,10 @@ class SpacyExtractor:
         self._nlp = nlp
         self.batch_size = batch_size
         self.use_ner = use_ner
-        self.jobs = jobs
+        cpus = usable_cpus()
+        if jobs > cpus:
+            warnings.warn(KgWarning(f"{jobs} extraction workers asked for, but this process can use {cpus} CPUs: running {cpus}"), stacklevel=2)
+        self.jobs = min(jobs, cpus)
 
     @property
     def nlp(self) -> Language:
@@ -126,23 +189,7 @@ class SpacyExtractor:
             for doc, iri in self.nlp.pipe(itertools.chain(first, second or [], itertools.chain.from_iterable(chunks)), as_tuples=True, batch_size=self.batch_size):
                 yield doc_to_extraction(doc, iri)
             return
-        import multiprocessing
-
-        # Workers fork from this process and build their own pipeline once; chunks
-        # are one spaCy batch each, and imap keeps the input order.
-        pool = multiprocessing.get_context("fork").Pool(self.jobs, initializer=_start_worker, initargs=(self.use_ner,))
-        try:
-            for extractions in pool.imap(_extract_chunk, itertools.chain([first, second], chunks)):
-                yield from extractions
-        except GeneratorExit:
-            pass  # the consumer has what it wanted; let the workers finish, below
-        except BaseException:
-            pool.terminate()  # Ctrl-C or an error: stop now
-            raise
-        # Close, don't terminate: terminating a pool whose idle worker waits on its
-        # queue can leave that worker on the queue's lock for ever, and the join with it.
-        pool.close()
-        pool.join()
+        yield from _in_workers(itertools.chain([first, second], chunks), self.jobs, self.use_ner)
 
 
 def extraction_json(extraction: Extraction, linked: LinkedPaper) -> dict:

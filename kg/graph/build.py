@@ -6,10 +6,11 @@ inputs always give the same triples.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Protocol
 
-from pyoxigraph import Literal, NamedNode, Quad
+from pyoxigraph import Literal, NamedNode, Quad, RdfFormat, parse
 
 from kg.link.identity import (
     authorship_iri,
@@ -24,8 +25,8 @@ from kg.link.identity import (
     topic_iri,
     venue_iri,
 )
-from kg.records import CONCEPT_TYPES, RELATION_TYPES, BroaderLink, Claim, Concept, Extraction, LinkedPaper, Mention, Relation, SourceRef
-from kg.vocab import BIBO, DCTERMS, FOAF, KG, PROV, RDF, RDFS, SKOS, XSD
+from kg.records import CONCEPT_TYPES, RELATION_TYPES, WEB_SCHEMES, BroaderLink, Claim, Concept, Extraction, LinkedPaper, Mention, Relation, SourceRef
+from kg.vocab import BIBO, DCTERMS, FOAF, KG, PROV, RDF, RDFS, SKOS, XSD, ontology_file, resource
 
 __all__ = ["paper_quads", "source_quads", "extraction_quads", "concept_quads", "broader_quads", "ConceptResolver"]
 
@@ -79,7 +80,7 @@ def _paper_triples(linked: LinkedPaper) -> Iterator[tuple]:
     if paper.doi:
         yield node, BIBO.doi, Literal(paper.doi)
     if paper.url:
-        yield node, FOAF.page, NamedNode(paper.url) if paper.url.startswith(("http://", "https://")) else Literal(paper.url)
+        yield node, FOAF.page, NamedNode(paper.url) if paper.url.startswith(WEB_SCHEMES) else Literal(paper.url)
     if paper.source_id:
         yield node, DCTERMS.identifier, Literal(paper.source_id)
     if paper.year is not None:
@@ -182,11 +183,34 @@ def _claim_triples(paper: NamedNode, claim: Claim) -> Iterator[tuple]:
     yield from _evidence_triples(node, paper, claim.start, claim.end, claim.confidence, claim.component)
 
 
+_DOMAIN, _RANGE = f"{RDFS.iri}domain", f"{RDFS.iri}range"
+
+
+@functools.cache
+def _relation_signatures() -> dict[str, tuple[str, str]]:
+    """Each relation's (domain, range) concept types, as ``ontology/kg.ttl`` declares them."""
+    declared = {}
+    for triple in parse(path=ontology_file("kg.ttl"), format=RdfFormat.TURTLE):
+        if triple.predicate.value in (_DOMAIN, _RANGE) and triple.subject.value.startswith(KG.iri):
+            declared[triple.subject.value.removeprefix(KG.iri), triple.predicate.value] = triple.object.value.removeprefix(KG.iri)
+    return {relation: (declared[relation, _DOMAIN], declared[relation, _RANGE]) for relation in RELATION_TYPES}
+
+
+def _concept_type(iri: str) -> str | None:
+    """The type of a linked concept, which its IRI is minted from (``concept/<type>-<key>``, :func:`kg.link.identity.concept_iri`)."""
+    return next((t for t in CONCEPT_TYPES if iri.startswith(resource("concept", f"{t.lower()}-").value)), None)
+
+
 def _relation_triples(paper: NamedNode, relation: Relation, abstract: str, concepts: ConceptResolver) -> Iterator[tuple]:
     if relation.relation not in RELATION_TYPES:
         raise ValueError(f"unknown relation {relation.relation!r}")
     head = NamedNode(concepts.relation_end_concept(paper.value, relation.head_type, relation.head))
     tail = NamedNode(concepts.relation_end_concept(paper.value, relation.tail_type, relation.tail))
+    # Linking can give an end another type than extraction did (a lexicon entry
+    # fixes it: "domain generalization" is a Task) or make both ends one concept;
+    # the relation then states nothing the ontology allows, so it is left out.
+    if head == tail or (_concept_type(head.value), _concept_type(tail.value)) != _relation_signatures()[relation.relation]:
+        return
     predicate = KG[relation.relation]
     node = relation_mention_iri(paper.value, head, relation.relation, tail, relation.start)
     yield head, predicate, tail

@@ -1,7 +1,15 @@
 """Formatting query answers: a table for people; CSV, TSV and the SPARQL 1.1
-JSON results format for programs; Turtle for CONSTRUCT/DESCRIBE answers."""
+JSON results format for programs; Turtle for CONSTRUCT/DESCRIBE answers.
+
+What is shown to people never holds a control character raw (:func:`printable`):
+a value from a remote endpoint or a file name can carry terminal escape
+sequences. CSV, TSV and JSON are data and keep every value exact (JSON and
+Turtle escape controls themselves).
+"""
 
 from __future__ import annotations
+
+import re
 
 from pyoxigraph import BlankNode, Literal, NamedNode, QueryResultsFormat, RdfFormat, serialize
 from tabulate import tabulate
@@ -10,11 +18,19 @@ from kg.errors import QueryError
 from kg.query.run import QueryResult
 from kg.vocab import PREFIXES
 
-__all__ = ["RESULT_FORMATS", "format_result", "compact"]
+__all__ = ["RESULT_FORMATS", "format_result", "compact", "printable"]
 
 RESULT_FORMATS = ("table", "csv", "tsv", "json")
 _BY_LENGTH = sorted(PREFIXES.items(), key=lambda item: -len(item[1]))
 _LOCAL_NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+# C0 controls but tab and newline, DEL and C1: ESC (and C1's CSI) start the sequences
+# that retitle a terminal, clear it or rewrite what it shows; CR overwrites the line.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with each control character a terminal would act on written as a Python escape (``\\x1b``, ``\\r``)."""
+    return _CONTROLS.sub(lambda match: repr(match.group())[1:-1], text)
 
 
 def compact(term) -> str:
@@ -57,6 +73,6 @@ def _format(result: QueryResult, fmt: str) -> str:
         return text if text.endswith("\n") else text + "\n"
     if result.kind == "ask":
         return ("true" if bool(result.raw) else "false") + "\n"
-    rows = [[compact(solution[v]) for v in result.variables] for solution in result.raw]
+    rows = [[printable(compact(solution[v])) for v in result.variables] for solution in result.raw]
     table = tabulate(rows, headers=result.variables, tablefmt="simple", disable_numparse=True)
     return f"{table}\n({len(rows)} row{'s' if len(rows) != 1 else ''})\n"
