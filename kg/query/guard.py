@@ -1,0 +1,70 @@
+"""Checks a SPARQL query passes before any parser or engine sees it.
+
+Oxigraph evaluates ``SERVICE <url> { ... }`` by opening an HTTP connection
+to ``url``, and it has no switch to turn that off; its recursive-descent
+parser overflows the stack on deeply nested input (about 5,000 parentheses).
+So every query kg parses or runs, locally, for a remote endpoint or for
+``kg serve``'s clients, goes through :func:`check_query` first: a bounded
+length, a bounded nesting depth, and no ``SERVICE`` keyword (nor an update's
+``LOAD``, which fetches a URL too; it is no keyword of a query).
+
+The scan is lexical (SPARQL's own token rules for comments, strings and
+IRIs), so ``"SERVICE"`` in a string, ``<http://x/SERVICE>`` or ``?service``
+pass, and it errs on the side of refusing: the bare word anywhere else is
+refused, which only a query that uses the keyword contains.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kg.errors import QueryError
+
+__all__ = ["MAX_DEPTH", "MAX_QUERY_CHARS", "check_query"]
+
+#: Longest query accepted, in characters: a hundred times the longest in the
+#: library, and small enough that parsing it is instant.
+MAX_QUERY_CHARS = 256 * 1024
+#: Deepest nesting of (), {} and [] accepted: real queries stay under 10;
+#: Oxigraph's parser is safe to well over a thousand.
+MAX_DEPTH = 128
+
+# One lexical unit that can hide brackets or the keyword: a comment, a long or
+# short string (with escapes), an IRI reference (no spaces inside, so `?a < ?b`
+# is not one), a variable, or a word (prefixed names included).
+_TOKEN = re.compile(
+    r"""\#[^\n\r]*
+    | '''(?:[^'\\]|\\.|'(?!''))*'''
+    | \"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
+    | '(?:[^'\\\n\r]|\\.)*'
+    | "(?:[^"\\\n\r]|\\.)*"
+    | <[^<>"{}|^`\\\x00-\x20]*>
+    | [?$][\w\u00b7\u0300-\u036f\u203f-\u2040]+
+    | [\w:][\w\-.:%\u00b7\u0300-\u036f\u203f-\u2040]*
+    | [(){}\[\]]
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+_OPEN, _CLOSE = "({[", ")}]"
+
+
+def check_query(sparql: str) -> None:
+    """Raise :class:`QueryError` unless ``sparql`` is short, shallow and has no SERVICE or LOAD."""
+    if len(sparql) > MAX_QUERY_CHARS:
+        raise QueryError(f"query too long: {len(sparql):,} characters (at most {MAX_QUERY_CHARS:,})")
+    depth = 0
+    for match in _TOKEN.finditer(sparql):
+        token = match[0]
+        if token in _OPEN:
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise QueryError(f"query nested too deeply: more than {MAX_DEPTH} levels of (), {{}} or [] (at character {match.start()})")
+        elif token in _CLOSE:
+            depth -= 1
+        elif token.upper() == "SERVICE":
+            raise QueryError(
+                "SERVICE (federated query) is refused: kg never opens a network connection for a query; "
+                "run the remote part with `kg query --endpoint URL` instead"
+            )
+        elif token.upper() == "LOAD":  # an update's LOAD <url> fetches the url (`kg serve --writable`)
+            raise QueryError("LOAD is refused: kg never fetches a URL for an update; load files with `kg build`")
