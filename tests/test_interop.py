@@ -25,7 +25,6 @@ import rdflib
 
 from kg.export import export_graph, export_void, graph_triples
 from kg.export.validate import validate_graph
-from kg.export.void import build_graph_iri
 from kg.graph import open_store
 
 RAPPER = shutil.which("rapper")
@@ -51,12 +50,16 @@ def test_rapper_reads_every_triple_of_the_exports(store, tmp_path, fmt, syntax):
     assert f"returned {count} triples" in finished.stderr
 
 
-def test_trig_holds_the_graph_in_the_builds_named_graph(store, tmp_path):
+def test_trig_holds_the_default_graph_as_the_store_does_or_the_graph_named(store, tmp_path):
     path = tmp_path / "kg.trig"
     export_graph(store, path, "trig")
     quads = list(pyoxigraph.parse(path=str(path), format=pyoxigraph.RdfFormat.TRIG))
-    assert {q.graph_name for q in quads} == {build_graph_iri(store)}
-    assert {q.triple for q in quads} == set(graph_triples(store))
+    assert {q.graph_name for q in quads} == {pyoxigraph.DefaultGraph()}
+    same = {q.triple for q in quads} == set(graph_triples(store))
+    assert same, "the TriG export read back differs from the store"
+    graph = pyoxigraph.NamedNode("https://example.org/graph/kg")
+    export_graph(store, path, "trig", graph=graph.value)
+    assert {q.graph_name for q in pyoxigraph.parse(path=str(path), format=pyoxigraph.RdfFormat.TRIG)} == {graph}
 
 
 def test_void_describes_the_dataset(store, tmp_path, monkeypatch):
@@ -193,15 +196,19 @@ def remote_count(url: str) -> dict[str, int]:
     return {row["g"]["value"]: int(row["n"]["value"]) for row in answer["results"]["bindings"]}
 
 
-def test_push_replaces_the_named_graph_atomically_in_chunks(corpus_store, remote, run):
+def remote_default_count(url: str) -> int:
+    answer = sparql(url + "/query", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+    return int(answer["results"]["bindings"][0]["n"]["value"])
+
+
+def test_push_replaces_the_default_graph_atomically_in_chunks(corpus_store, remote, run):
     expected = len(open_store(corpus_store))
-    graph = build_graph_iri(open_store(corpus_store)).value
     code, out, err = run("push", "--endpoint", remote + "/store", "--chunk-size", "1500", "--store", corpus_store)
     assert code == 0, err
     assert "replaced atomically" in out and f"in {-(-expected // 1500)} request(s)" in out
-    assert remote_count(remote) == {graph: expected}  # the staging graph is gone
+    assert remote_count(remote) == {} and remote_default_count(remote) == expected  # the default graph, as in the store; the staging graph is gone
     code, _, _ = run("push", "--endpoint", remote + "/store", "--store", corpus_store)
-    assert code == 0 and remote_count(remote) == {graph: expected}  # pushed twice: replaced, not doubled
+    assert code == 0 and remote_count(remote) == {} and remote_default_count(remote) == expected  # pushed twice: replaced, not doubled
 
 
 def _sample_params(query) -> list[str]:
@@ -241,7 +248,7 @@ def test_remote_parameters_are_only_values(corpus_store, remote, run):
     hostile = 'x" } ; DROP ALL ; #'
     code, out, _ = run("query", "-p", f"name={hostile}", "--endpoint", remote + "/query", "SELECT ?name ?person WHERE { ?person foaf:name ?name }")
     assert code == 0 and "(0 rows)" in out
-    assert remote_count(remote)  # nothing was dropped
+    assert remote_default_count(remote)  # nothing was dropped
 
 
 class _Recorder(http.server.BaseHTTPRequestHandler):

@@ -2,11 +2,21 @@
 
 The ontology (``ontology/kg.ttl``) is mixed into the data graph so that
 ``sh:class kg:Concept`` accepts a ``kg:Method``. A store is read through an
-N-Triples dump; a file through rdflib's parsers (format from its extension).
+N-Triples dump; a file through rdflib's parsers (format from its extension),
+a TriG or N-Quads file as the union of all its graphs, default and named.
+
+Reading a file never reaches out: rdflib would fetch a JSON-LD ``@context``
+(or ``@import``) named by an http(s) URL, so a Python audit hook, the
+mechanism rdflib's security notes give, refuses every URL that is not a
+local file while kg reads one.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import sys
+import urllib.parse
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,17 +138,58 @@ def validate_file(path: str | Path) -> ValidationReport:
         raise ValidationError(f"{path}: unknown RDF format; use .ttl, .nt, .jsonld, .trig, .nq or .rdf")
     if not path.is_file():
         raise ValidationError(f"{path}: no such file")
-    data = rdflib.Dataset() if fmt in {"trig", "nquads"} else rdflib.Graph()
+    quads = fmt in {"trig", "nquads"}
+    data = rdflib.Dataset() if quads else rdflib.Graph()
     try:
-        data.parse(path, format=fmt)
+        with _offline():
+            data.parse(path, format=fmt)
+    except _RemoteFetch as refused:
+        from kg.query.http import redact
+
+        raise ValidationError(
+            f"{path}: names the remote JSON-LD context {redact(refused.url)}, and kg never fetches anything from the network; "
+            "save the context as a file beside it and name it by its file name"
+        ) from None
     except Exception as exc:  # rdflib raises many types for bad input
         raise ValidationError(f"{path}: not valid {fmt}: {_parse_problem(exc)}") from exc
-    if fmt in {"trig", "nquads"}:  # validate the union of the named graphs
+    if quads:  # Dataset.triples() reads only the default graph: take every graph's
         union = rdflib.Graph()
-        for triple in data.triples((None, None, None)):
-            union.add(triple)
+        for subject, predicate, obj, _ in data.quads((None, None, None, None)):
+            union.add((subject, predicate, obj))
         data = union
     return validate_graph(data)
+
+
+class _RemoteFetch(Exception):
+    def __init__(self, url: str):
+        super().__init__(url)
+        self.url = url
+
+
+_OFFLINE = contextvars.ContextVar("kg_offline", default=False)
+_HOOKED = False
+
+
+def _refuse_remote(event: str, args: tuple) -> None:
+    # The event urllib raises before it opens any URL; a file: URL of this machine stays local.
+    if event == "urllib.Request" and _OFFLINE.get():
+        url = urllib.parse.urlsplit(str(args[0]))
+        if url.scheme.lower() != "file" or url.netloc.lower() not in ("", "localhost"):
+            raise _RemoteFetch(str(args[0]))
+
+
+@contextlib.contextmanager
+def _offline():
+    """Refuse, in this thread, every URL but a local file's while the block runs."""
+    global _HOOKED
+    if not _HOOKED:  # an audit hook cannot be removed; it does nothing outside this block
+        sys.addaudithook(_refuse_remote)
+        _HOOKED = True
+    token = _OFFLINE.set(True)
+    try:
+        yield
+    finally:
+        _OFFLINE.reset(token)
 
 
 def _parse_problem(exc: Exception) -> str:

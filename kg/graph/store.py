@@ -20,8 +20,6 @@ import fcntl
 import itertools
 import os
 import shutil
-import signal
-import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -30,6 +28,7 @@ from pathlib import Path
 from pyoxigraph import Quad, Store
 
 from kg.errors import KgWarning, StoreError
+from kg.interrupts import held
 
 __all__ = ["DEFAULT_STORE", "MARKER", "STATE_FILE", "Edit", "Finish", "open_store", "store_lock", "store_target", "update_store", "write_store"]
 
@@ -259,16 +258,8 @@ def _deferred_signals(shown: str | Path) -> Iterator[None]:
     """Hold Ctrl-C and SIGTERM for the few renames of a swap, so that it is
     done or undone, never half done. One that comes meanwhile is too late to
     stop the build: it completes, and says so."""
-    if threading.current_thread() is not threading.main_thread():  # only the main thread gets signals
+    with held() as caught:
         yield
-        return
-    caught: list[int] = []
-    previous = {number: signal.signal(number, lambda signum, frame: caught.append(signum)) for number in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler if handler is not None else signal.SIG_DFL)
     if caught:
         warnings.warn(f"{shown}: interrupted as the new store was swapped in, too late to stop: the build completed", KgWarning, stacklevel=2)
 
