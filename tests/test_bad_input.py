@@ -132,7 +132,7 @@ CASES = [
     (["query", "--param", "oops", "ASK {}"], 2, "--param 'oops': expected NAME=VALUE"),
     (["query", "-p", "s=<not an iri>", "SELECT ?s WHERE { ?s ?p ?o }"], 2, "parameter value '<not an iri>' is not a valid IRI"),
     (["query", "-p", "nope=1", "SELECT ?s WHERE { ?s ?p ?o }"], 2, "?nope"),  # a parameter the query does not use
-    (["query", SERVICE], 2, "query failed while computing its answer"),
+    (["query", SERVICE], 2, "SERVICE (federated query) is refused"),
     (["query", "--store", "inputs/nostore", "ASK {}"], 2, "inputs/nostore: no graph store here; build one with `kg build`"),
     (["query", "--endpoint", "notaurl", "ASK {}"], 2, "notaurl: not an http(s) URL"),
     # export: a failed export leaves the previous files as they were

@@ -190,7 +190,10 @@ def _check_author(store: Store, param: str, value: str) -> None:
 _CHECKS = {"concept": _check_concept, "paper": _check_paper, "author": _check_author}
 
 
-def ask(store: Store, name: str, params: Mapping[str, str] | None = None, *, evidence: bool = True, limit: int | None = None) -> Answer:
+def ask(
+    store: Store, name: str, params: Mapping[str, str] | None = None, *, evidence: bool = True, limit: int | None = None,
+    timeout: float | None = None,
+) -> Answer:
     """Run the library query ``name`` with ``params`` (parameter name -> value).
 
     Values of parameters declared as a concept, paper or author must name one
@@ -198,7 +201,8 @@ def ask(store: Store, name: str, params: Mapping[str, str] | None = None, *, evi
     :class:`UnknownPaperError` or :class:`UnknownAuthorError` says so with
     close matches. Other values are bound as ``kg query --param`` binds them
     (``<...>`` makes an IRI). ``evidence=False`` drops the ``evidence...``
-    columns; ``limit`` keeps the first rows only.
+    columns; ``limit`` keeps the first rows only. ``timeout`` (seconds, 0: no
+    limit) runs the query as :func:`kg.query.run.run_query` says.
     """
     params = dict(params or {})
     named = find_query(name)
@@ -211,7 +215,7 @@ def ask(store: Store, name: str, params: Mapping[str, str] | None = None, *, evi
             bindings[param] = paper_term(value) if kind == "paper" else text_literal(value)
         else:
             bindings[param] = parse_param(value)
-    result = run_query(store, named.sparql, bindings)
+    result = run_query(store, named.sparql, bindings, timeout=timeout)
     if result.kind != "select":
         raise QueryError(f"query {named.name!r} is not a SELECT query; run it with `kg query -f {named.name}`")
     keep = [i for i, column in enumerate(result.variables) if evidence or not column.startswith(EVIDENCE_PREFIX)]

@@ -9,9 +9,11 @@ length, a bounded nesting depth, and no ``SERVICE`` keyword (nor an update's
 ``LOAD``, which fetches a URL too; it is no keyword of a query).
 
 The scan is lexical (SPARQL's own token rules for comments, strings and
-IRIs), so ``"SERVICE"`` in a string, ``<http://x/SERVICE>`` or ``?service``
-pass, and it errs on the side of refusing: the bare word anywhere else is
-refused, which only a query that uses the keyword contains.
+IRIs), so ``"SERVICE"`` in a string, ``<http://x/SERVICE>``, ``ex:SERVICE``
+or ``?service`` pass, and it errs on the side of refusing: the keyword's
+letters in any other word are refused (Oxigraph's parser reads
+``SERVICESILENT``, ``1SERVICE`` and ``SERVICE:x`` as the keyword), which only
+a query that uses the keyword contains, or one with a prefix so named.
 """
 
 from __future__ import annotations
@@ -31,16 +33,20 @@ MAX_DEPTH = 128
 
 # One lexical unit that can hide brackets or the keyword: a comment, a long or
 # short string (with escapes), an IRI reference (no spaces inside, so `?a < ?b`
-# is not one), a variable, or a word (prefixed names included).
+# is not one; \u escapes, which Oxigraph reads in IRIs), a variable, a language
+# tag, or a word: a prefixed name or blank node label (with the local name's
+# escapes, `ex:a\#b`), a keyword or a number.
 _TOKEN = re.compile(
     r"""\#[^\n\r]*
     | '''(?:[^'\\]|\\.|'(?!''))*'''
     | \"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
     | '(?:[^'\\\n\r]|\\.)*'
     | "(?:[^"\\\n\r]|\\.)*"
-    | <[^<>"{}|^`\\\x00-\x20]*>
+    | <(?:[^<>"{}|^`\\\x00-\x20]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*>
     | [?$][\w\u00b7\u0300-\u036f\u203f-\u2040]+
-    | [\w:][\w\-.:%\u00b7\u0300-\u036f\u203f-\u2040]*
+    | @[a-zA-Z]+(?:-[a-zA-Z0-9]+)*
+    | (?P<word>[\w\-.\u00b7\u0300-\u036f\u203f-\u2040]*:(?:[\w\-.:%\u00b7\u0300-\u036f\u203f-\u2040]|\\[_~.\-!$&'()*+,;=/?\#@%])*
+      | [\w\-.\u00b7\u0300-\u036f\u203f-\u2040]+)
     | [(){}\[\]]
     """,
     re.VERBOSE | re.DOTALL,
@@ -61,10 +67,15 @@ def check_query(sparql: str) -> None:
                 raise QueryError(f"query nested too deeply: more than {MAX_DEPTH} levels of (), {{}} or [] (at character {match.start()})")
         elif token in _CLOSE:
             depth -= 1
-        elif token.upper() == "SERVICE":
-            raise QueryError(
-                "SERVICE (federated query) is refused: kg never opens a network connection for a query; "
-                "run the remote part with `kg query --endpoint URL` instead"
-            )
-        elif token.upper() == "LOAD":  # an update's LOAD <url> fetches the url (`kg serve --writable`)
-            raise QueryError("LOAD is refused: kg never fetches a URL for an update; load files with `kg build`")
+        elif match["word"]:
+            # Oxigraph reads a keyword wherever its letters start, glued to a number, a keyword
+            # or a colon too (`1SERVICE`, `SERVICESILENT`, `SERVICE:x`): look inside the word,
+            # up to a prefixed name's colon (all after it is one local name to Oxigraph too).
+            head = match["word"].partition(":")[0].upper()
+            if "SERVICE" in head:
+                raise QueryError(
+                    "SERVICE (federated query) is refused: kg never opens a network connection for a query; "
+                    "run the remote part with `kg query --endpoint URL` instead"
+                )
+            if "LOAD" in head:  # an update's LOAD <url> fetches the url (`kg serve --writable`)
+                raise QueryError("LOAD is refused: kg never fetches a URL for an update; load files with `kg build`")

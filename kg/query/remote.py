@@ -2,60 +2,82 @@
 
 Answers come back as SPARQL JSON results (or Turtle for CONSTRUCT/DESCRIBE)
 and are parsed by pyoxigraph into the same objects a local query gives, so
-they print the same way. The protocol has no parameters, so each value is
-substituted for its variable as SPARQL's SEP-0007 describes (the same
-semantics as a local query's substitutions), written as an RDF term by
-pyoxigraph, which escapes it: ``x" } ; DROP ALL ; #`` stays one literal.
-The query is checked by Oxigraph's parser before and after.
+they print the same way; an answer that does not parse, whole, is an error
+saying so (an HTML page, a cut-off reply, another format). The protocol has
+no parameters, so each value is substituted for its variable as SPARQL's
+SEP-0007 describes (the same semantics as a local query's substitutions),
+written as an RDF term by pyoxigraph, which escapes it: ``x" } ; DROP ALL ; #``
+stays one literal. The query passes the local checks (the guard, then
+Oxigraph's parser) before and after; the request runs under the same time
+limit as a local query, and Ctrl-C stops waiting for it.
 """
 
 from __future__ import annotations
 
-import re
 import urllib.parse
 
-from pyoxigraph import QueryResultsFormat, RdfFormat, Store, parse, parse_query_results
+from pyoxigraph import (
+    QueryBoolean,
+    QueryResultsFormat,
+    RdfFormat,
+    parse,
+    parse_query_results,
+)
 
 from kg.errors import QueryError
-from kg.query.http import request
 from kg.query.binding import bind_terms
-from kg.query.run import QueryResult, syntax_message
+from kg.query.http import redact, request
+from kg.query.results import printable
+from kg.query.run import DEFAULT_TIMEOUT_S, QueryResult, in_worker, query_form
 from kg.vocab import PREFIXES
 
 __all__ = ["run_remote_query"]
 
-_FORM = re.compile(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.IGNORECASE)
+_SHOWN_BYTES = 40
 
 
 def _prologue() -> str:
     return "".join(f"PREFIX {prefix}: <{namespace}>\n" for prefix, namespace in PREFIXES.items())
 
 
-def run_remote_query(endpoint: str, sparql: str, params: dict | None = None) -> QueryResult:
-    """Run ``sparql`` at ``endpoint`` (its SPARQL query URL, e.g. ``http://host:7878/query``)."""
+def _not_results(endpoint: str, answer: bytes, expected: str, error: Exception) -> QueryError:
+    start = printable(answer[:_SHOWN_BYTES].decode("utf-8", "replace"))
+    shown = f"it starts {start!r}" if answer else "it is empty"
+    reason = printable(" ".join(str(error).split()))
+    return QueryError(f"{redact(endpoint)}: the endpoint's answer is not {expected} ({shown}; {reason})")
+
+
+def _read(endpoint: str, answer: bytes, form: str) -> QueryResult:
+    """The answer as a local query's result; a :class:`QueryError` unless all of it parses."""
     try:
-        Store().query(sparql, prefixes=PREFIXES)  # the same syntax check, and message, as a local query
-    except SyntaxError as exc:
-        raise QueryError(syntax_message(exc)) from exc
-    except (RuntimeError, OSError):
-        pass  # valid syntax; it just cannot run against an empty store
-    form = (_FORM.search(re.sub(r"#[^\n]*", "", sparql)) or [None, "SELECT"])[1].upper()
-    bound = bind_terms(sparql, params or {})
-    try:
-        Store().query(bound, prefixes=PREFIXES)
-    except SyntaxError as exc:
-        names = ", ".join(f"?{n}" for n in params or {})
-        raise QueryError(f"cannot bind {names} in this query for a remote endpoint ({exc})") from exc
-    except (RuntimeError, OSError):
-        pass
-    text = _prologue() + bound
-    graph = form in {"CONSTRUCT", "DESCRIBE"}
-    accept = "text/turtle" if graph else "application/sparql-results+json"
-    body = urllib.parse.urlencode({"query": text}).encode("utf-8")
-    answer = request(endpoint, "POST", body, {"Content-Type": "application/x-www-form-urlencoded", "Accept": accept})
-    if graph:
-        return QueryResult("graph", list(parse(answer, format=RdfFormat.TURTLE)))
+        if form == "graph":
+            return QueryResult("graph", [quad.triple for quad in parse(answer, format=RdfFormat.TURTLE)])
+        results = parse_query_results(answer, format=QueryResultsFormat.JSON)
+        if isinstance(results, QueryBoolean) != (form == "ask"):
+            raise ValueError("a boolean answers ASK, and rows SELECT")
+        if form == "ask":
+            return QueryResult("ask", results)
+        for _ in results:  # parsed as it is read: read it all once, so a bad row fails here
+            pass
+    except (SyntaxError, ValueError, OSError) as exc:
+        raise _not_results(endpoint, answer, "RDF in Turtle" if form == "graph" else "SPARQL JSON results", exc) from exc
     results = parse_query_results(answer, format=QueryResultsFormat.JSON)
-    if form == "ASK":
-        return QueryResult("ask", results)
     return QueryResult("select", results, [v.value for v in results.variables])
+
+
+def run_remote_query(endpoint: str, sparql: str, params: dict | None = None, *, timeout: float = DEFAULT_TIMEOUT_S) -> QueryResult:
+    """Run ``sparql`` at ``endpoint`` (its SPARQL query URL, e.g. ``http://host:7878/query``),
+    within ``timeout`` seconds (0: no limit)."""
+    form = query_form(sparql, timeout)  # the same checks, and messages, as a local query
+    bound = bind_terms(sparql, params or {})
+    if params:
+        try:
+            query_form(bound, timeout)
+        except QueryError as exc:
+            names = ", ".join(f"?{n}" for n in params)
+            raise QueryError(f"cannot bind {names} in this query for a remote endpoint ({exc})") from exc
+    accept = "text/turtle" if form == "graph" else "application/sparql-results+json"
+    body = urllib.parse.urlencode({"query": _prologue() + bound}).encode("utf-8")
+    headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": accept}
+    answer = in_worker(lambda cancelled: request(endpoint, "POST", body, headers), timeout)
+    return _read(endpoint, answer, form)
