@@ -10,6 +10,7 @@ corpus records) are one ``kg: warning:`` line each on stderr.
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import sys
@@ -65,23 +66,24 @@ def _progress(description: str, quiet: bool):
 
 _JOBS_OPTION = click.option(
     "--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-    help="Extraction worker processes (each loads the model once); results are the same for any number.",
+    help="Extraction worker processes (each loads the model once; at most one per CPU kg may use, with a warning when capped); results are the same for any number.",
 )
 
 
 def _extractor(ner: bool, jobs: int = 1, cache: Path | None = None, merge: tuple[Path, ...] = ()):
-    """The spaCy extractor, behind the extraction cache at ``cache`` when one is given."""
+    """The spaCy extractor, behind the extraction cache at ``cache`` when one (or a shard to merge) is given."""
     from kg.extract.extractor import SpacyExtractor
 
     extractor = SpacyExtractor(use_ner=ner, jobs=jobs)
-    if cache is None:
+    if cache is None and not merge:
         return extractor
-    from kg.extract.cache import CachingExtractor, ExtractionCache
+    from kg.extract.cache import CachingExtractor, ExtractionCache, Shard
 
-    store = ExtractionCache(cache, extractor.version)
-    for shard in merge:
-        store.merge_from(shard)
-    return CachingExtractor(extractor, store)
+    # Every shard is checked (an SQLite cache of this pipeline version) before the
+    # local cache is touched; --no-cache still takes their records, in memory.
+    version = extractor.version
+    shards = [Shard(path, version) for path in merge]
+    return CachingExtractor(extractor, ExtractionCache(cache, version), shards=shards)
 
 
 def _cache_path(cache: Path | None, no_cache: bool, store: Path) -> Path | None:
@@ -129,7 +131,9 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @_JOBS_OPTION
 @_cache_options
 @click.option("--cache-from", "merge", multiple=True, type=click.Path(path_type=Path, exists=True, dir_okay=False),
-              help="Take extractions from another cache file first, e.g. one `kg extract --shard` filled (repeatable).")
+              help="Take extractions from another cache file first, e.g. one `kg extract --shard` filled (repeatable). "
+                   "Only its records of this build's abstracts are taken, each checked against its abstract: one that fails is counted in a warning "
+                   "and its paper extracted afresh. A file that is not such a cache, or holds only another pipeline version's records, is an error.")
 @click.option("--page/--no-page", default=True, show_default=True, help="Also write the overview page, exports/kg.html (it reads the whole graph: skip it for huge corpora).")
 @click.option("--incremental/--afresh", default=True, show_default=True,
               help="Add new papers to the previous graph when that gives exactly the graph a fresh build would (it says when it cannot), or always build afresh.")
@@ -140,29 +144,43 @@ def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extra
 
     The store then holds exactly the graph of PATHS: building again with other
     inputs replaces it, and a failed or interrupted build leaves the previous
-    store as it was. Bad records are skipped with a warning that counts them
+    store and page as they were. Only a store kg built is replaced: a --store
+    folder holding anything else is refused. Bad records are skipped with a warning that counts them
     (--strict: an error).
     Abstracts the extraction cache already holds (for this pipeline version)
     are not extracted again. New papers (a new file, lines appended to one)
     are added to the previous build's graph instead of building it again,
     when that gives the same graph (the summary says which it did).
     """
-    from kg.graph import open_store
+    from kg.graph.store import store_target
     from kg.pipeline import build as run_build
 
     store = _store_path(store)
-    extractor = _extractor(ner, jobs, _cache_path(cache, no_cache, store), merge) if extract else None
-    report = run_build(
-        paths or [DEFAULT_CORPUS],
-        store=store,
-        format=None if corpus_format == "auto" else corpus_format,
-        extractors=[extractor] if extractor else [],
-        progress=_progress("building graph", quiet),
-        strict=strict,
-        incremental=incremental,
-    )
+    # A folder kg may not replace is refused before anything is made (the cache beside it too).
+    extractor = _extractor(ner, jobs, _cache_path(cache, no_cache, store_target(store)), merge) if extract else None
+    drafts = []
+
+    def draw_page(graph):  # from the new graph, before it is swapped in: a page that cannot be written changes nothing
+        from kg.views import draft
+
+        drafts.append(draft(graph))
+        return drafts[-1][1].commit
+
+    try:
+        report = run_build(
+            paths or [DEFAULT_CORPUS],
+            store=store,
+            format=None if corpus_format == "auto" else corpus_format,
+            extractors=[extractor] if extractor else [],
+            progress=_progress("building graph", quiet),
+            strict=strict,
+            incremental=incremental,
+            finish=draw_page if page else None,
+        )
+    finally:
+        for _, unused in drafts:
+            unused.discard()  # nothing, once committed
     if not quiet:
-        triples = len(open_store(store))
         if report.added is not None:
             how = f"added {report.added} new papers to the previous graph" if report.added else "the previous graph already had every paper"
             from_cache = report.added - extractor.extracted if hasattr(extractor, "extracted") else None
@@ -172,14 +190,11 @@ def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extra
         extracted = f"; {extractor.extracted} abstracts extracted, {from_cache} from the cache" if from_cache is not None else ""
         click.echo(
             f"Built {store}: {report.papers} papers ({report.records} records from {report.files} files, "
-            f"{report.duplicates} duplicates merged), {report.authors} authors, {triples} triples{extracted} ({how})."
+            f"{report.duplicates} duplicates merged), {report.authors} authors, {report.triples} triples{extracted} ({how})."
         )
-    if page:
-        from kg.views import draw
-
-        view, written = draw(open_store(store))
-        if not quiet:
-            click.echo(f"Wrote {written}: {len(view.nodes)} nodes, {len(view.edges)} links (open it in a browser; `kg viz --help` draws other parts).")
+    if drafts and not quiet:
+        view, drawn = drafts[-1]
+        click.echo(f"Wrote {drawn.out}: {len(view.nodes)} nodes, {len(view.edges)} links (open it in a browser; `kg viz --help` draws other parts).")
 
 
 @cli.command()
@@ -267,7 +282,7 @@ def evaluate(benchmarks: Path | None, devset: Path | None, only: tuple[str, ...]
 
 
 def _tabular(header: list[str], rows: list[list], fmt: str) -> str:
-    """Rows as an aligned table, CSV or a JSON list of objects."""
+    """Rows as an aligned table (no control character raw), CSV or a JSON list of objects."""
     import csv
     import io
     import json
@@ -282,7 +297,23 @@ def _tabular(header: list[str], rows: list[list], fmt: str) -> str:
         return buffer.getvalue()
     from tabulate import tabulate
 
+    from kg.query.results import printable
+
+    rows = [[printable(cell) if isinstance(cell, str) else cell for cell in row] for row in rows]
     return tabulate(rows, headers=header, tablefmt="simple", disable_numparse=True) + "\n"
+
+
+def _finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """Refuses nan and inf, which every bound of a FloatRange lets through."""
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a finite number", ctx, param)
+    return value
+
+
+_TIMEOUT_OPTION = click.option(
+    "--timeout", type=click.FloatRange(min=0), callback=_finite, default=60, show_default=True, metavar="SECONDS",
+    help="Stop a query still running after this long, with an error (0: no limit).",
+)
 
 
 @cli.command()
@@ -292,13 +323,17 @@ def _tabular(header: list[str], rows: list[list], fmt: str) -> str:
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "tsv", "json"]), default="table", show_default=True)
 @click.option("--list", "list_library", is_flag=True, help="List the named queries of the library and exit.")
 @click.option("--endpoint", default=None, help="Run against a remote SPARQL 1.1 endpoint (its query URL) instead of the store.")
+@_TIMEOUT_OPTION
 @_STORE_OPTION
-def query(sparql: str | None, query_file: str | None, params: tuple[str, ...], fmt: str, list_library: bool, endpoint: str | None, store: Path | None) -> None:
+def query(sparql: str | None, query_file: str | None, params: tuple[str, ...], fmt: str, list_library: bool, endpoint: str | None,
+          timeout: float, store: Path | None) -> None:
     """Run a SPARQL query (SELECT, ASK, CONSTRUCT or DESCRIBE) against the store.
 
     Standard prefixes (kg, dcterms, foaf, skos, prov, rdf, rdfs, owl, xsd,
     paper, person, topic ...) are predeclared. Values given with --param are
-    bound as RDF terms, never pasted into the query text.
+    bound as RDF terms, never pasted into the query text. SERVICE is refused:
+    kg opens no connection but to --endpoint. A query still running after
+    --timeout seconds stops with an error (exit 2); Ctrl-C stops it at once.
     """
     from kg.graph import open_store
     from kg.query import find_query, format_result, list_queries, run_query
@@ -319,9 +354,9 @@ def query(sparql: str | None, query_file: str | None, params: tuple[str, ...], f
     if endpoint:
         from kg.query.remote import run_remote_query
 
-        result = run_remote_query(endpoint, sparql, bindings)
+        result = run_remote_query(endpoint, sparql, bindings, timeout=timeout)
     else:
-        result = run_query(open_store(_store_path(store)), sparql, bindings)
+        result = run_query(open_store(_store_path(store)), sparql, bindings, timeout=timeout)
     click.echo(format_result(result, fmt), nl=False)
 
 
@@ -364,7 +399,7 @@ def top(measure: str, types: tuple[str, ...], limit: int, fmt: str, store: Path 
 @cli.command()
 @click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, help="Communities to list, largest first (0: all).")
 @click.option("--members", type=click.IntRange(min=1), default=8, show_default=True, help="Members listed per community.")
-@click.option("--resolution", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True, help="Louvain resolution: higher gives more, smaller communities.")
+@click.option("--resolution", type=click.FloatRange(min=0, min_open=True), callback=_finite, default=1.0, show_default=True, help="Louvain resolution: higher gives more, smaller communities.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Louvain seed; the same seed gives the same communities.")
 @_TABLE_FORMAT_OPTION
 @_STORE_OPTION
@@ -378,6 +413,10 @@ def communities(limit: int, members: int, resolution: float, seed: int, fmt: str
 
     found = find(_graph(store), resolution=resolution, seed=seed)
     found = found[:limit] if limit else found
+    if not found:
+        click.echo(f"kg: no community of 3 or more concepts at --resolution {resolution:g} (a lower resolution gives fewer, larger ones)", err=True)
+        if fmt == "table":
+            return
     if fmt == "json":
         click.echo(json.dumps([dataclasses.asdict(c) for c in found], indent=2, ensure_ascii=False))
         return
@@ -385,10 +424,13 @@ def communities(limit: int, members: int, resolution: float, seed: int, fmt: str
     click.echo(_tabular(["community", "size", "members", "papers"], rows, fmt), nl=False)
 
 
+_MAX_PATHS = 100  # each further path costs a search per node of the one before: thousands take minutes
+
+
 @cli.command()
 @click.argument("source")
 @click.argument("target")
-@click.option("-k", "--paths", "k", type=click.IntRange(min=1), default=3, show_default=True, help="How many paths (shortest first).")
+@click.option("-k", "--paths", "k", type=click.IntRange(min=1, max=_MAX_PATHS), default=3, show_default=True, help="How many paths (shortest first).")
 @click.option("--through", multiple=True, type=click.Choice(_NODE_TYPES), help="Only pass through these types (repeatable), e.g. --through Dataset --through Paper.")
 @click.option("--max-hops", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--evidence", is_flag=True, help="Show the paper and sentence behind each hop.")
@@ -401,7 +443,7 @@ def path(source: str, target: str, k: int, through: tuple[str, ...], max_hops: i
     (case-insensitive) or IRIs. Each hop is a statement of the graph
     (authorship, mention, a relation between concepts, the hierarchy);
     --evidence adds the paper and sentence behind it. Exit code 1 when no
-    path exists.
+    path exists; 2 when SOURCE and TARGET name the same thing.
     """
     from kg.analysis import paths, resolve
 
@@ -527,18 +569,21 @@ def viz(focus: str | None, depth: int | None, path_ends: tuple[str, str] | None,
 
 
 @cli.command()
-@click.option("--format", "fmt", type=click.Choice(["ttl", "nt", "jsonld", "trig", "all"]), default="ttl", show_default=True,
-              help="Turtle, N-Triples, JSON-LD, TriG (the build's named graph), or all four.")
+@click.option("--format", "fmt", type=click.Choice(["ttl", "nt", "jsonld", "trig", "nq", "all"]), default="ttl", show_default=True,
+              help="Turtle, N-Triples, JSON-LD, TriG, N-Quads, or all (the first four).")
 @click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="Output file (default: exports/kg.FORMAT); with --format all, a folder (default: exports).")
+@click.option("--graph", "graph_iri", default=None, metavar="IRI", help="Put the triples in this named graph in TriG and N-Quads (default: the default graph, as in the store).")
 @click.option("--license", "license_iri", default=None, help="License IRI for the VoID description (default: the SPDX MIT license of kg's output).")
 @_STORE_OPTION
-def export(fmt: str, out: Path | None, license_iri: str | None, store: Path | None) -> None:
+def export(fmt: str, out: Path | None, graph_iri: str | None, license_iri: str | None, store: Path | None) -> None:
     """Write the whole graph (sorted, deterministic) and its VoID description.
 
     Beside the export, void.ttl describes the dataset: triples, entities,
     class and property partitions, vocabularies, creation date and license.
+    All the files are written first and then renamed into place together: a
+    failed or interrupted export leaves every previous file as it was.
     """
-    from kg.export import export_graph, export_void
+    from kg.export import export_files
     from kg.export.serialize import DEFAULT_EXPORT
     from kg.graph import open_store
 
@@ -550,11 +595,13 @@ def export(fmt: str, out: Path | None, license_iri: str | None, store: Path | No
     if out is not None and fmt != "all" and out.is_dir():
         raise click.BadParameter(f"{out} is a folder; give a file name, e.g. {out / ('kg.' + fmt)}", param_hint="--out")
     void = folder / "void.ttl"
-    export_void(graph, void, license_iri)  # first: a bad --license stops before any export is written
-    for name in formats:
-        target = folder / f"{DEFAULT_EXPORT.name}.{name}" if fmt == "all" or out is None else out
-        count = export_graph(graph, target, name)
-        click.echo(f"Wrote {count} triples to {target}")
+    targets = {name: folder / f"{DEFAULT_EXPORT.name}.{name}" if fmt == "all" or out is None else out for name in formats}
+    if void in targets.values():
+        raise click.BadParameter(f"{void} is where the VoID description goes; give another file name", param_hint="--out")
+    count = export_files(graph, targets, void=void, license_iri=license_iri, graph=graph_iri)
+    for name, target in targets.items():
+        named = f" (in graph <{graph_iri}>)" if graph_iri and name in ("trig", "nq") else ""
+        click.echo(f"Wrote {count} triples to {target}{named}")
     click.echo(f"Wrote the VoID description to {void}")
 
 
@@ -567,8 +614,9 @@ def validate(file: Path | None, limit: int, fmt: str, store: Path | None) -> Non
     """Check the graph against the SHACL shapes (ontology/shapes.ttl) with pySHACL.
 
     Validates the store, or FILE (Turtle, N-Triples, JSON-LD, TriG ...) when
-    given. Prints each kind of violation with its count, then examples.
-    Exit codes: 0 conforms, 1 violations, 2 error.
+    given: of TriG and N-Quads, all the graphs. A JSON-LD @context is read
+    only from a local file, never fetched. Prints each kind of violation with
+    its count, then examples. Exit codes: 0 conforms, 1 violations, 2 error.
     """
     from kg.export.validate import validate_file, validate_store
     from kg.graph import open_store
@@ -596,39 +644,45 @@ def validate(file: Path | None, limit: int, fmt: str, store: Path | None) -> Non
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind; anything but a loopback address exposes the store to the network.")
 @click.option("--port", type=click.IntRange(1, 65535), default=7878, show_default=True)
 @click.option("--writable", is_flag=True, help="Accept SPARQL Update and Graph Store writes (default: read-only).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), callback=_finite, default=60, show_default=True, metavar="SECONDS", help="Longest a request may run; a query still unanswered then gets HTTP 503.")
 @_STORE_OPTION
-def serve(host: str, port: int, writable: bool, store: Path | None) -> None:
+def serve(host: str, port: int, writable: bool, timeout: float, store: Path | None) -> None:
     """Serve the store over the SPARQL 1.1 Protocol, with a query page (YASGUI).
 
-    Runs the Oxigraph server on the store folder: the endpoint is
-    http://HOST:PORT/query, the query page http://HOST:PORT/. Read-only and
-    on 127.0.0.1 unless asked; Ctrl-C stops it.
+    Runs the Oxigraph server on the store folder behind a front that checks
+    every request: the endpoint is http://HOST:PORT/query, the query page
+    http://HOST:PORT/. SERVICE, queries nested too deeply or too long (HTTP
+    400) and, unless --writable, updates (403) never reach the store.
+    Read-only and on 127.0.0.1 unless asked; Ctrl-C stops it.
     """
-    from kg.query.serve import ServeError, serve as run_server
+    from kg.query.serve import serve as run_server
 
     if host not in {"127.0.0.1", "localhost", "::1"}:
         click.echo(f"kg: warning: binding to {host} makes the store reachable from other machines", err=True)
-    status = run_server(_store_path(store), host, port, writable, announce=click.echo)
-    if status != 0:
-        raise ServeError(f"the Oxigraph server stopped with status {status} (is port {port} already in use?)")
+    run_server(_store_path(store), host, port, writable, timeout, announce=click.echo)
 
 
 @cli.command()
 @click.option("--endpoint", required=True, help="The SPARQL 1.1 Graph Store Protocol URL, e.g. http://localhost:7878/store or http://host:3030/ds/data.")
-@click.option("--graph", "graph_iri", default=None, help="Named graph to replace (default: the build's graph, as in the TriG export).")
+@click.option("--graph", "graph_iri", default=None, help="Named graph to replace (default: the endpoint's default graph).")
 @click.option("--update-endpoint", default=None, help="SPARQL Update URL for the atomic swap of a chunked upload (default: guessed from --endpoint).")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=50_000, show_default=True, help="Triples per request.")
+@click.option("--in-place", is_flag=True, help="Replace the graph chunk by chunk, with no staging graph and no update endpoint (readers, and a failure, can see it part-way).")
 @_STORE_OPTION
-def push(endpoint: str, graph_iri: str | None, update_endpoint: str | None, chunk_size: int, store: Path | None) -> None:
-    """Upload the graph to another triple store, replacing one named graph.
+def push(endpoint: str, graph_iri: str | None, update_endpoint: str | None, chunk_size: int, in_place: bool, store: Path | None) -> None:
+    """Upload the graph to another triple store, replacing its default graph (or --graph).
 
-    Credentials come from KG_ENDPOINT_USER / KG_ENDPOINT_PASSWORD or ~/.netrc,
-    never from the command line. A chunked upload goes into a staging graph
-    and is moved into place with one SPARQL Update, so the replacement is
-    atomic wherever the server has an update endpoint.
+    Credentials come from KG_ENDPOINT_USER / KG_ENDPOINT_PASSWORD, ~/.netrc
+    or the URL (USER:PASS@host, which other users' `ps` can see); HTTP Basic
+    or Digest. A chunked upload goes into a staging graph and is moved into
+    place with one SPARQL Update, so the replacement is atomic; without an
+    update endpoint it is refused unless --in-place. A failed push says what
+    state the remote graph is in and drops the staging graph. URLs are printed
+    without credentials or query string.
     """
     from kg.export.push import push as upload
     from kg.graph import open_store
+    from kg.query.http import redact
 
     if graph_iri is not None:
         from pyoxigraph import NamedNode
@@ -637,9 +691,10 @@ def push(endpoint: str, graph_iri: str | None, update_endpoint: str | None, chun
             NamedNode(graph_iri)
         except ValueError as exc:
             raise click.BadParameter(f"{graph_iri!r} is not an IRI", param_hint="--graph") from exc
-    report = upload(open_store(_store_path(store)), endpoint, graph_iri, chunk_size, update_endpoint)
-    how = "atomically" if report.atomic else "in place (no update endpoint: readers could see it part-way)"
-    click.echo(f"Pushed {report.triples} triples in {report.chunks} request(s) to <{report.graph}> at {endpoint}, replaced {how}.")
+    report = upload(open_store(_store_path(store)), endpoint, graph_iri, chunk_size, update_endpoint, in_place)
+    how = "atomically" if report.atomic else "in place, chunk by chunk"
+    graph = f"<{report.graph}>" if report.graph else "the default graph"
+    click.echo(f"Pushed {report.triples} triples in {report.chunks} request(s) to {graph} at {redact(endpoint)}, replaced {how}.")
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
@@ -648,8 +703,9 @@ def push(endpoint: str, graph_iri: str | None, update_endpoint: str | None, chun
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
 @click.option("--limit", type=click.IntRange(min=0), default=0, show_default=True, help="At most this many rows (0: all).")
 @click.option("--list", "list_library", is_flag=True, help="Describe each named question and its parameters, and exit.")
+@_TIMEOUT_OPTION
 @_STORE_OPTION
-def ask(words: tuple[str, ...], evidence: bool, fmt: str, limit: int, list_library: bool, store: Path | None) -> None:
+def ask(words: tuple[str, ...], evidence: bool, fmt: str, limit: int, list_library: bool, timeout: float, store: Path | None) -> None:
     """Ask a named question: run library query NAME with its parameters given as --PARAM VALUE.
 
     For example `kg ask methods-on-dataset --dataset Waymo` or `kg ask
@@ -673,7 +729,7 @@ def ask(words: tuple[str, ...], evidence: bool, fmt: str, limit: int, list_libra
     from kg.query.ask import ask as ask_question
 
     try:
-        answer = ask_question(open_store(_store_path(store)), name, params, evidence=evidence, limit=limit or None)
+        answer = ask_question(open_store(_store_path(store)), name, params, evidence=evidence, limit=limit or None, timeout=timeout)
     except ParameterError as exc:
         wanted = " ".join(f"--{p} VALUE" for p in exc.takes) or "no parameters"
         problems = [f"missing --{p}" for p in exc.missing] + [f"unknown --{p}" for p in exc.unknown]
@@ -726,8 +782,11 @@ def _show_warning(message, category, filename, lineno, file=None, line=None, _de
 
 
 def _one_line(message) -> str:
-    """A message as one line, whatever text (a query, a file's content) it quotes."""
-    return " ".join(str(message).splitlines())
+    """A message as one line, whatever text (a query, a file's content, a file
+    name with terminal escapes) it quotes."""
+    from kg.query.results import printable
+
+    return printable(" ".join(str(message).splitlines()))
 
 
 def _terminating(pid: int):
@@ -766,7 +825,7 @@ def _run(argv: list[str] | None, debug: bool) -> int:
             raise
         click.echo(f"kg: error: {_one_line(exc)}", err=True)
         return exc.exit_code
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, KeyboardInterrupt):  # click turns Ctrl-C into Abort, but not one during its own clean-up
         click.echo("kg: aborted", err=True)
         return 130
     except click.UsageError as exc:

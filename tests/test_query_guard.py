@@ -3,7 +3,7 @@
 import pytest
 
 from kg.errors import QueryError
-from kg.query.guard import MAX_DEPTH, MAX_QUERY_CHARS, check_query
+from kg.query.guard import MAX_DEPTH, MAX_OPERATORS, MAX_QUERY_CHARS, check_query
 from kg.query.library import list_queries
 
 REFUSED = [
@@ -45,6 +45,22 @@ def test_nesting_is_bounded():
     with pytest.raises(QueryError, match="nested too deeply"):
         check_query(deep)
     check_query("SELECT * WHERE { FILTER(" + "(" * (MAX_DEPTH - 3) + "1" + ")" * (MAX_DEPTH - 3) + ") }")
+
+
+@pytest.mark.parametrize("query", [
+    "SELECT * WHERE { ?s ?p ?o FILTER(" + " || ".join(["?o"] * 9400) + ") }",  # aborted the Oxigraph server
+    "SELECT * WHERE { ?s ?p ?o FILTER(" + "!" * 9400 + "?o) }",
+    "SELECT * WHERE { " + " UNION ".join(["{ ?s ?p ?o }"] * 6600) + " }",
+    "SELECT * WHERE { ?s ?p ?o " + "OPTIONAL { ?s ?p ?o } " * 470 + "}",  # overflowed an 8 MB stack
+    "SELECT * WHERE { ?s ?p ?o FILTER(?o = " + "1-" * 6600 + "1) }",
+])
+def test_chains_without_brackets_are_bounded(query):
+    with pytest.raises(QueryError, match="too complex"):
+        check_query(query)
+
+
+def test_typed_literals_and_paths_are_not_chains():
+    check_query("SELECT * WHERE { " + " ".join(f'?s ex:p/ex:q "{i}"^^xsd:integer .' for i in range(MAX_OPERATORS // 2)) + " }")
 
 
 def test_brackets_in_strings_and_iris_do_not_count():

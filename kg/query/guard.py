@@ -30,12 +30,17 @@ MAX_QUERY_CHARS = 256 * 1024
 #: Deepest nesting of (), {} and [] accepted: real queries stay under 10;
 #: Oxigraph's parser is safe to well over a thousand.
 MAX_DEPTH = 128
+#: Most operators and group keywords (||, &&, !, +, *, /, |, ^, ;, ",",
+#: OPTIONAL, UNION, MINUS) accepted: the parser recurses on their chains too,
+#: without brackets (470 OPTIONALs overflow an 8 MB stack, 9,400 `||` abort
+#: the Oxigraph server); the library's queries use at most a few dozen.
+MAX_OPERATORS = 256
 
 # One lexical unit that can hide brackets or the keyword: a comment, a long or
 # short string (with escapes), an IRI reference (no spaces inside, so `?a < ?b`
 # is not one; \u escapes, which Oxigraph reads in IRIs), a variable, a language
 # tag, or a word: a prefixed name or blank node label (with the local name's
-# escapes, `ex:a\#b`), a keyword or a number.
+# escapes, `ex:a\#b`), a keyword or a number; then the operators counted.
 _TOKEN = re.compile(
     r"""\#[^\n\r]*
     | '''(?:[^'\\]|\\.|'(?!''))*'''
@@ -48,18 +53,28 @@ _TOKEN = re.compile(
     | (?P<word>[\w\-.\u00b7\u0300-\u036f\u203f-\u2040]*:(?:[\w\-.:%\u00b7\u0300-\u036f\u203f-\u2040]|\\[_~.\-!$&'()*+,;=/?\#@%])*
       | [\w\-.\u00b7\u0300-\u036f\u203f-\u2040]+)
     | [(){}\[\]]
+    | \^\^
+    | (?P<op>\|\||&&|[!+*/|^;,])
     """,
     re.VERBOSE | re.DOTALL,
 )
 _OPEN, _CLOSE = "({[", ")}]"
+_GROUPS = {"OPTIONAL", "UNION", "MINUS"}
 
 
 def check_query(sparql: str) -> None:
-    """Raise :class:`QueryError` unless ``sparql`` is short, shallow and has no SERVICE or LOAD."""
+    """Raise :class:`QueryError` unless ``sparql`` is short, shallow, not too complex and has no SERVICE or LOAD."""
     if len(sparql) > MAX_QUERY_CHARS:
         raise QueryError(f"query too long: {len(sparql):,} characters (at most {MAX_QUERY_CHARS:,})")
-    depth = 0
+    depth = operators = 0
     for match in _TOKEN.finditer(sparql):
+        word = match["word"]
+        if match["op"]:
+            operators += 1
+        elif word is not None:  # a keyword, or a number whose minus signs are a chain (`1-1-1`)
+            operators += 1 if word.upper() in _GROUPS else 0 if ":" in word else word.count("-")
+        if operators > MAX_OPERATORS:
+            raise QueryError(f"query too complex: more than {MAX_OPERATORS} operators, OPTIONALs and UNIONs (at character {match.start()})")
         token = match[0]
         if token in _OPEN:
             depth += 1
