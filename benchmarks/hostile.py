@@ -389,7 +389,7 @@ def main() -> int:
 
 def _write_readme(readme: Path, totals: dict, before: dict | None) -> None:
     """The totals as a Markdown table between ``<!-- hostile -->`` and ``<!-- /hostile -->``."""
-    head = ["| | " + ("before (`--kg-root` of the code before issue 18) | " if before else "") + "now |", "|---|" + ("---|" if before else "") + "---|"]
+    head = ["| | " + ("before | " if before else "") + "now |", "|---|" + ("---|" if before else "") + "---|"]
     rows = [f"| {name} | " + (f"{before.get(name, '')} | " if before else "") + f"{value} |" for name, value in totals.items()]
     start, end = "<!-- hostile -->", "<!-- /hostile -->"
     text = readme.read_text(encoding="utf-8")
