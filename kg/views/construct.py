@@ -12,7 +12,7 @@ import networkx as nx
 from pyoxigraph import BlankNode, Literal, NamedNode, Store
 
 from kg.errors import QueryError
-from kg.query.run import run_query
+from kg.query.run import DEFAULT_TIMEOUT_S, QueryTimeout, run_query
 from kg.vocab import PREFIXES
 from kg.views.model import View, ViewEdge, ViewNode
 from kg.views.selection import DEFAULT_LIMIT, centrality, graph_node
@@ -56,7 +56,10 @@ def _id(term) -> str | None:
 def construct_view(store: Store, graph: nx.Graph, sparql: str, limit: int = DEFAULT_LIMIT, title: str | None = None, source: str = "query") -> View:
     """The triples ``sparql`` (a CONSTRUCT or DESCRIBE query) returns, drawn;
     beyond ``limit`` nodes (0: no limit), the most central."""
-    result = run_query(store, sparql)
+    try:
+        result = run_query(store, sparql, timeout=DEFAULT_TIMEOUT_S)  # the user's query: Ctrl-C and a time limit work
+    except QueryTimeout as exc:
+        raise QueryError(f"{source}: the query ran past {exc.timeout:g} s; narrow it (LIMIT, fewer unbound patterns)") from exc
     if result.kind != "graph":
         raise QueryError(f"{source}: --query draws a CONSTRUCT or DESCRIBE query's triples; this is a {result.kind.upper()} query")
     nodes: dict[str, dict] = {}
