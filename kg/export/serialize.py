@@ -33,7 +33,7 @@ from kg.vocab import PREFIXES
 
 __all__ = [
     "EXPORT_FORMATS", "QUAD_FORMATS", "DEFAULT_EXPORT", "DEFAULT_VOID", "PartlyReplaced",
-    "export_files", "export_graph", "export_void", "graph_triples", "write_atomically", "write_together",
+    "export_files", "export_graph", "export_void", "graph_triples", "Staged", "write_atomically", "write_together",
 ]
 
 EXPORT_FORMATS = {
@@ -61,7 +61,13 @@ def write_atomically(target: Path, write: Callable[[BinaryIO], None]) -> None:
 
 def write_together(writes: Iterable[tuple[str | Path, Callable[[BinaryIO], None]]]) -> None:
     """Run each ``write`` on a temporary file beside its target; once all are
-    written, rename them over their targets.
+    written, rename them over their targets (:class:`Staged`, committed)."""
+    Staged(writes).commit()
+
+
+class Staged:
+    """Files written in full to temporaries beside their targets; :meth:`commit`
+    renames them all into place, :meth:`discard` removes them.
 
     The targets change together, or (on any error or Ctrl-C) not at all: the
     temporaries, and any folder made for them, are removed. A symbolic link
@@ -70,42 +76,56 @@ def write_together(writes: Iterable[tuple[str | Path, Callable[[BinaryIO], None]
     is a folder or a device is one before anything is written. Should a
     rename fail after others, :class:`PartlyReplaced` says which.
     """
-    writes = [(Path(target), write) for target, write in writes]
-    destinations = [_destination(target) for target, _ in writes]
-    temporaries: list[Path] = []
-    folders: list[Path] = []  # made here, outermost first
-    try:
-        for (target, write), destination in zip(writes, destinations):
-            try:
-                folders += [f for f in (destination.parent, *destination.parent.parents) if not f.exists()][::-1]
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                with held() as caught:  # no Ctrl-C between making a temporary and noting it
-                    handle = tempfile.NamedTemporaryFile(dir=destination.parent, prefix=f".{destination.name}.", suffix=".tmp", delete=False)
-                    temporaries.append(Path(handle.name))
-                if caught:
-                    handle.close()
-                    raise KeyboardInterrupt
-                with handle:
-                    write(handle)
-                    handle.flush()
-                    os.fsync(handle.fileno())  # a full disk shows here at the latest, before any rename
-                os.chmod(handle.name, _mode(destination))
-            except OSError as exc:
-                raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from exc
-        with held() as caught:  # a Ctrl-C that comes during the renames is too late: they all happen
-            for done, (temporary, destination) in enumerate(zip(temporaries, destinations)):
+
+    def __init__(self, writes: Iterable[tuple[str | Path, Callable[[BinaryIO], None]]]) -> None:
+        self._writes = [(Path(target), write) for target, write in writes]
+        self._destinations = [_destination(target) for target, _ in self._writes]
+        self._temporaries: list[Path] = []
+        self._folders: list[Path] = []  # made here, outermost first
+        try:
+            for (target, write), destination in zip(self._writes, self._destinations):
                 try:
-                    os.replace(temporary, destination)
+                    self._folders += [f for f in (destination.parent, *destination.parent.parents) if not f.exists()][::-1]
+                    destination.parent.mkdir(parents=True, exist_ok=True)
+                    with held() as caught:  # no Ctrl-C between making a temporary and noting it
+                        handle = tempfile.NamedTemporaryFile(dir=destination.parent, prefix=f".{destination.name}.", suffix=".tmp", delete=False)
+                        self._temporaries.append(Path(handle.name))
+                    if caught:
+                        handle.close()
+                        raise KeyboardInterrupt
+                    with handle:
+                        write(handle)
+                        handle.flush()
+                        os.fsync(handle.fileno())  # a full disk shows here at the latest, before any rename
+                    os.chmod(handle.name, _mode(destination))
                 except OSError as exc:
-                    target = str(writes[done][0])
-                    if done:
-                        raise PartlyReplaced(exc.errno, exc.strerror, target, [t for t, _ in writes[:done]]) from exc
-                    raise OSError(exc.errno, exc.strerror, target) from exc
-        if caught:
-            warnings.warn(f"{writes[0][0]}: interrupted as the files were put in place, too late to stop: they are all written", KgWarning, stacklevel=2)
-    except BaseException:
-        _discard(temporaries, folders)
-        raise
+                    raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from exc
+        except BaseException:
+            self.discard()
+            raise
+
+    def commit(self) -> None:
+        writes = self._writes
+        try:
+            with held() as caught:  # a Ctrl-C that comes during the renames is too late: they all happen
+                for done, (temporary, destination) in enumerate(zip(self._temporaries, self._destinations)):
+                    try:
+                        os.replace(temporary, destination)
+                    except OSError as exc:
+                        target = str(writes[done][0])
+                        if done:
+                            raise PartlyReplaced(exc.errno, exc.strerror, target, [t for t, _ in writes[:done]]) from exc
+                        raise OSError(exc.errno, exc.strerror, target) from exc
+            if caught:
+                warnings.warn(f"{writes[0][0]}: interrupted as the files were put in place, too late to stop: they are all written", KgWarning, stacklevel=2)
+        except BaseException:
+            self.discard()
+            raise
+        self._temporaries, self._folders = [], []  # theirs now: nothing left to discard
+
+    def discard(self) -> None:
+        _discard(self._temporaries, self._folders)
+        self._temporaries, self._folders = [], []
 
 
 class PartlyReplaced(OSError):

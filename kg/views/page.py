@@ -21,11 +21,9 @@ import base64
 import hashlib
 import json
 import math
-import os
-import stat
-import tempfile
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -238,40 +236,26 @@ class PageDraft:
     ``kg build``), :meth:`discard` removes it unless it was committed."""
 
     def __init__(self, html: str, out: str | Path):
+        from kg.export.serialize import Staged
+
         self.out = Path(out)
-        self._temp: Path | None = None
-        try:
-            self.out.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=self.out.parent, prefix=f".{self.out.name}.", suffix=".tmp", delete=False) as handle:
-                self._temp = Path(handle.name)
-                handle.write(html.encode("utf-8"))
-            # A temporary file is private; a page is not, and one written over keeps its mode.
-            os.chmod(self._temp, stat.S_IMODE(self.out.stat().st_mode) if self.out.is_file() else 0o666 & ~_umask())
-        except BaseException as exc:
-            self.discard()
-            if isinstance(exc, OSError):
-                raise KgError(f"{self.out}: cannot write the page ({exc.strerror or exc})") from exc
-            raise
+        with self._errors():
+            self._staged = Staged([(self.out, lambda handle: handle.write(html.encode("utf-8")))])
 
     def commit(self) -> Path:
-        try:
-            os.replace(self._temp, self.out)
-        except OSError as exc:
-            self.discard()
-            raise KgError(f"{self.out}: cannot write the page ({exc.strerror or exc})") from exc
-        self._temp = None
+        with self._errors():
+            self._staged.commit()
         return self.out
 
     def discard(self) -> None:
-        if self._temp is not None:
-            self._temp.unlink(missing_ok=True)
-            self._temp = None
+        self._staged.discard()
 
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except OSError as exc:
+            raise KgError(f"{self.out}: cannot write the page ({exc.strerror or exc})") from exc
 
 
 def write_page(html: str, out: str | Path) -> Path:
