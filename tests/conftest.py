@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import shutil
+import socket
+import threading
 from pathlib import Path
 
 import pytest
@@ -54,3 +56,23 @@ def workdir(tmp_path, monkeypatch) -> Path:
     shutil.copytree(CORPUS, tmp_path / "corpus")
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+@pytest.fixture
+def listener():
+    """A TCP listener on 127.0.0.1 that counts the connections made to it: (port, the accepted list)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    accepted = []
+
+    def accept() -> None:
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                return
+            accepted.append(connection)
+            connection.close()
+
+    threading.Thread(target=accept, daemon=True).start()
+    yield server.getsockname()[1], accepted
+    server.close()

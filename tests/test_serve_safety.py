@@ -12,7 +12,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.parse
@@ -102,30 +101,17 @@ def count(url: str) -> int:
 
 
 @pytest.fixture
-def listener():
-    """A TCP listener on 127.0.0.1 that counts the connections made to it."""
-    sock = socket.create_server(("127.0.0.1", 0))
-    accepted = []
-
-    def accept() -> None:
-        while True:
-            try:
-                connection, _ = sock.accept()
-            except OSError:
-                return
-            accepted.append(connection)
-            connection.close()
-
-    threading.Thread(target=accept, daemon=True).start()
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}/sparql", accepted
-    sock.close()
+def trap(listener):
+    """The listener of tests/conftest.py as a SPARQL endpoint URL, and its accepted connections."""
+    port, accepted = listener
+    return f"http://127.0.0.1:{port}/sparql", accepted
 
 
 # -- item 7: SERVICE never leaves the server ----------------------------------
 
 
-def test_service_is_refused_by_get_and_both_posts_and_no_connection_is_made(server, listener):
-    target, accepted = listener
+def test_service_is_refused_by_get_and_both_posts_and_no_connection_is_made(server, trap):
+    target, accepted = trap
     query = f"SELECT * WHERE {{ SERVICE <{target}> {{ ?s ?p ?o }} }}"
     answers = [
         get(server, query),
@@ -140,17 +126,17 @@ def test_service_is_refused_by_get_and_both_posts_and_no_connection_is_made(serv
     assert count(server) > 0  # and it still answers
 
 
-def test_service_in_the_url_of_a_post_is_refused_too(server, listener):
+def test_service_in_the_url_of_a_post_is_refused_too(server, trap):
     """Oxigraph reads `query` from the URL of a form POST as well as its body."""
-    target, accepted = listener
+    target, accepted = trap
     query = urllib.parse.urlencode({"query": f"SELECT * {{ SERVICE <{target}> {{ ?s ?p ?o }} }}"})
     status, _, body = call(f"{server}/query?{query}", b"default-graph-uri=urn%3Ax", "application/x-www-form-urlencoded")
     time.sleep(0.5)
     assert status == 400 and "SERVICE" in body and len(accepted) == 0
 
 
-def test_a_writable_server_refuses_service_in_an_update(tiny_store, tmp_path, listener):
-    target, accepted = listener
+def test_a_writable_server_refuses_service_in_an_update(tiny_store, tmp_path, trap):
+    target, accepted = trap
     served = tmp_path / "store"
     shutil.copytree(tiny_store, served)  # a writable server takes the store's lock
     process, url = start(served, "--writable")
