@@ -114,9 +114,13 @@ def measure_store(label: str, store, args, warm_up: bool) -> dict:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--scale", type=int, default=10, help="the scaled store has this many times the corpus graph's triples (default: %(default)s)")
+    parser.add_argument(
+        "--scale", type=int, default=10, help="the scaled store has this many times the corpus graph's triples (default: %(default)s)"
+    )
     parser.add_argument("--repeats", type=int, default=3, help="runs per measure; the median counts (default: %(default)s)")
-    parser.add_argument("--budget", type=float, default=20.0, help="a measure whose first run takes longer is run once (default: %(default)s)")
+    parser.add_argument(
+        "--budget", type=float, default=20.0, help="a measure whose first run takes longer is run once (default: %(default)s)"
+    )
     parser.add_argument("--store", type=Path, default=None, help="corpus store (default: build corpus/ afresh, as `kg build -q`)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="JSON output (default: benchmarks/results/analysis_times.json)")
     args = parser.parse_args(argv)
@@ -144,14 +148,24 @@ def main(argv=None) -> None:
             entry = s["load_graph"] if name == "load_graph" else s["operations"][name]
             other = (small["load_graph"] if name == "load_graph" else small["operations"][name])["kg"]["median_s"]
             kg_s, base_s = entry["kg"]["median_s"], entry["baseline"]["median_s"]
-            rows.append([name, s["store"], f"{kg_s * 1000:,.1f}", f"{base_s * 1000:,.1f}", f"{kg_s / base_s:.2f}x",
-                         f"{kg_s / other:.1f}x" if s is big else ""])
+            rows.append(
+                [
+                    name,
+                    s["store"],
+                    f"{kg_s * 1000:,.1f}",
+                    f"{base_s * 1000:,.1f}",
+                    f"{kg_s / base_s:.2f}x",
+                    f"{kg_s / other:.1f}x" if s is big else "",
+                ]
+            )
     report["growth_scaled_over_corpus"] = {
         name: round((big["operations"][name]["kg"]["median_s"] / small["operations"][name]["kg"]["median_s"]), 1)
-        for name in small["operations"]} | {"load_graph": round(big["load_graph"]["kg"]["median_s"] / small["load_graph"]["kg"]["median_s"], 1),
-                                            "triples": round(growth, 1)}
-    print(f"\nAnalysis on the corpus store ({small['triples']:,} triples; {small['graph']['nodes']:,} nodes, {small['graph']['edges']:,} edges) "
-          f"and {args.scale}x ({big['triples']:,} triples; {big['graph']['nodes']:,} nodes, {big['graph']['edges']:,} edges)")
+        for name in small["operations"]
+    } | {"load_graph": round(big["load_graph"]["kg"]["median_s"] / small["load_graph"]["kg"]["median_s"], 1), "triples": round(growth, 1)}
+    print(
+        f"\nAnalysis on the corpus store ({small['triples']:,} triples; {small['graph']['nodes']:,} nodes, {small['graph']['edges']:,} edges) "
+        f"and {args.scale}x ({big['triples']:,} triples; {big['graph']['nodes']:,} nodes, {big['graph']['edges']:,} edges)"
+    )
     print("load_graph's baseline: its SPARQL reads alone; the others': the bare NetworkX call (see --help);")
     print(f"last column: time on the {args.scale}x store over time on the corpus store ({growth:.1f}x the triples)\n")
     print(sg.format_table(headers, rows, left=2))

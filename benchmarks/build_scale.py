@@ -51,10 +51,7 @@ def shipped_papers() -> list[dict]:
     sys.path.insert(0, str(REPO))
     from kg.corpus import read_paths
 
-    return [
-        {"abstract": p.abstract, "title": p.title, "authors": list(p.authors)}
-        for p in read_paths([REPO / "corpus"])
-    ]
+    return [{"abstract": p.abstract, "title": p.title, "authors": list(p.authors)} for p in read_paths([REPO / "corpus"])]
 
 
 def make_corpus(size: int, out: Path, seed: int = 0, offset: int = 0) -> Path:
@@ -83,7 +80,9 @@ def timed_build(corpus: list[Path], store: Path, *options: str, summary: bool = 
     if not summary:
         command.append("--quiet")
     start = time.perf_counter()
-    child = subprocess.Popen(command, cwd=store.parent, stdout=subprocess.PIPE if summary else None, stderr=subprocess.DEVNULL if summary else None, text=True)
+    child = subprocess.Popen(
+        command, cwd=store.parent, stdout=subprocess.PIPE if summary else None, stderr=subprocess.DEVNULL if summary else None, text=True
+    )
     output = child.stdout.read() if summary else ""
     _, status, usage = os.wait4(child.pid, 0)  # this child's own resource usage
     seconds = time.perf_counter() - start
@@ -112,7 +111,9 @@ def measure(size: int, jobs_list: list[int], incremental: bool, work: Path, opti
         jobs = jobs_list[-1]
         store = work / f"store-{size}-j{jobs}" / "store"
         extra = make_corpus(10, work / f"extra-{size}.jsonl", seed=1, offset=size)
-        row["incremental_10"] = timed_build([corpus, extra], store, "--jobs", str(jobs), "--cache", str(store.parent / "cache.sqlite"), *options, summary=True)
+        row["incremental_10"] = timed_build(
+            [corpus, extra], store, "--jobs", str(jobs), "--cache", str(store.parent / "cache.sqlite"), *options, summary=True
+        )
         row["incremental_ratio"] = round(row["incremental_10"]["seconds"] / row[f"jobs{jobs}"]["seconds"], 3)
         print(f"{size} abstracts + 10: {row['incremental_10']}, {row['incremental_ratio']:.1%} of the full build", flush=True)
         if verify:

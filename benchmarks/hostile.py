@@ -101,8 +101,12 @@ def _jsonl(path: Path, records: list[dict]) -> None:
 
 
 def _paper(i: int, **extra) -> dict:
-    return {"title": f"Paper {i} on sparse attention", "abstract": f"We propose SparseNet{i} for long documents and evaluate it on ImageNet.",
-            "authors": ["Ada Lovelace"], **extra}
+    return {
+        "title": f"Paper {i} on sparse attention",
+        "abstract": f"We propose SparseNet{i} for long documents and evaluate it on ImageNet.",
+        "authors": ["Ada Lovelace"],
+        **extra,
+    }
 
 
 def _snapshot(root: Path) -> dict[str, tuple[str, int]]:
@@ -163,6 +167,7 @@ def cases(trap: Trap, endpoint: Trap) -> list[Case]:
             target = os.path.join(os.fsencode(root), name if isinstance(name, bytes) else name.encode())
             with open(target, "wb") as handle:
                 handle.write(data)
+
         return make
 
     def fifo(root: Path) -> None:
@@ -179,7 +184,9 @@ def cases(trap: Trap, endpoint: Trap) -> list[Case]:
         return lambda root: (root / "view.rq").write_text(text)
 
     def jsonld_remote(root: Path) -> None:
-        (root / "x.jsonld").write_text(json.dumps({"@context": f"http://127.0.0.1:{trap.port}/context.jsonld", "@id": "http://x/a", "name": "a"}))
+        (root / "x.jsonld").write_text(
+            json.dumps({"@context": f"http://127.0.0.1:{trap.port}/context.jsonld", "@id": "http://x/a", "name": "a"})
+        )
 
     def trig_violation(root: Path) -> None:
         (root / "x.trig").write_text("@prefix kg: <https://w3id.org/kg/ontology#> .\n<http://x/g> { <http://x/p> a kg:Paper . }\n")
@@ -201,9 +208,22 @@ def cases(trap: Trap, endpoint: Trap) -> list[Case]:
         # 1. --store on folders kg did not write
         Case("build --store on a thesis folder", ["build", "--no-extract", "--store", "thesis", "corpus"], (2,), thesis, "1"),
         Case("build --store corpus corpus", ["build", "--no-extract", "--store", "corpus", "corpus"], (2,), None, "1"),
-        Case("build --store on another Oxigraph database", ["build", "--no-extract", "--store", "theirs", "corpus"], (2,), foreign_oxigraph, "1"),
-        Case("build --store through a symlink", ["build", "--no-extract"], (0,), symlinked_store, "1", writes=("real-store/",),
-             check=lambda root, _: (root / ".kg" / "store").is_symlink() and not list((root / ".kg").glob(".store.*"))),
+        Case(
+            "build --store on another Oxigraph database",
+            ["build", "--no-extract", "--store", "theirs", "corpus"],
+            (2,),
+            foreign_oxigraph,
+            "1",
+        ),
+        Case(
+            "build --store through a symlink",
+            ["build", "--no-extract"],
+            (0,),
+            symlinked_store,
+            "1",
+            writes=("real-store/",),
+            check=lambda root, _: (root / ".kg" / "store").is_symlink() and not list((root / ".kg").glob(".store.*")),
+        ),
         # 3. exports change together
         Case("export --format all with one target blocked", ["export", "--format", "all"], (2,), blocked_export, "3"),
         # 5. bad records
@@ -212,30 +232,76 @@ def cases(trap: Trap, endpoint: Trap) -> list[Case]:
         Case("url with %zz", ["build", "--no-extract", "in.jsonl"], (0,), url("http://x.org/%zz"), "5"),
         Case("url with [", ["build", "--no-extract", "in.jsonl"], (0,), url("http://x.org/[a"), "5"),
         Case("url with a space, --strict", ["build", "--no-extract", "--strict", "in.jsonl"], (0, 2), url("http://x.org/a b"), "5"),
-        Case("a file name that is not UTF-8", lambda root: ["build", "--no-extract", os.fsdecode(os.path.join(os.fsencode(root), b"\xff.jsonl"))], (0,),
-             raw(b"\xff.jsonl", (json.dumps(_paper(0)) + "\n").encode()), "5"),
+        Case(
+            "a file name that is not UTF-8",
+            lambda root: ["build", "--no-extract", os.fsdecode(os.path.join(os.fsencode(root), b"\xff.jsonl"))],
+            (0,),
+            raw(b"\xff.jsonl", (json.dumps(_paper(0)) + "\n").encode()),
+            "5",
+        ),
         # 6. shard caches
-        Case("--cache-from a file that is not SQLite", ["build", "--cache-from", "shard.sqlite", "corpus/tiny.jsonl"], (0, 2), bad_shard(b"not a database" * 100), "6"),
-        Case("--cache-from random bytes", ["build", "--cache-from", "shard.sqlite", "corpus/tiny.jsonl"], (0, 2), bad_shard(os.urandom(4096)), "6"),
+        Case(
+            "--cache-from a file that is not SQLite",
+            ["build", "--cache-from", "shard.sqlite", "corpus/tiny.jsonl"],
+            (0, 2),
+            bad_shard(b"not a database" * 100),
+            "6",
+        ),
+        Case(
+            "--cache-from random bytes",
+            ["build", "--cache-from", "shard.sqlite", "corpus/tiny.jsonl"],
+            (0, 2),
+            bad_shard(os.urandom(4096)),
+            "6",
+        ),
         # 7. nothing reaches out
         Case("query with SERVICE", ["query", service], (2,), None, "7"),
         Case("query with SERVICE and --param", ["query", service, "--param", "p=<http://x/p>"], (2,), None, "7"),
         Case("query with SERVICE, lower case, no space", ["query", service.replace("SERVICE <", "service<")], (2,), None, "7"),
-        Case("viz --query with SERVICE", ["viz", "--query", "view.rq", "--out", "exports/v.html"], (2,),
-             rq(f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ SERVICE <http://127.0.0.1:{trap.port}/> {{ ?s ?p ?o }} }}"), "7"),
+        Case(
+            "viz --query with SERVICE",
+            ["viz", "--query", "view.rq", "--out", "exports/v.html"],
+            (2,),
+            rq(f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ SERVICE <http://127.0.0.1:{trap.port}/> {{ ?s ?p ?o }} }}"),
+            "7",
+        ),
         Case("validate a JSON-LD file with a remote @context", ["validate", "x.jsonld"], (1, 2), jsonld_remote, "7"),
-        Case("query --endpoint with SERVICE inside", ["query", "--endpoint", f"http://127.0.0.1:{endpoint.port}/query", service], (2,), None, "7"),
+        Case(
+            "query --endpoint with SERVICE inside",
+            ["query", "--endpoint", f"http://127.0.0.1:{endpoint.port}/query", service],
+            (2,),
+            None,
+            "7",
+        ),
         # 8. deep nesting
         Case("query nested 5,000 deep", ["query", deep], (2,), None, "8"),
-        Case("query of 1 MB", ["query", "-f", "big.rq"], (2,), lambda root: (root / "big.rq").write_text("SELECT * WHERE { ?s ?p ?o }" + " " * 1_000_000), "8"),
+        Case(
+            "query of 1 MB",
+            ["query", "-f", "big.rq"],
+            (2,),
+            lambda root: (root / "big.rq").write_text("SELECT * WHERE { ?s ?p ?o }" + " " * 1_000_000),
+            "8",
+        ),
         # 9. timeouts
-        Case("cross-product query with --timeout 2", ["query", "--timeout", "2", cross], (2,), None, "9",
-             check=lambda _, text: "--timeout" in text),
+        Case(
+            "cross-product query with --timeout 2",
+            ["query", "--timeout", "2", cross],
+            (2,),
+            None,
+            "9",
+            check=lambda _, text: "--timeout" in text,
+        ),
         # 10. workers
         Case("--jobs 1000", ["extract", "--jobs", "1000", "corpus/tiny.jsonl", "--out", "x.jsonl"], (0,), None, "10"),
         # 11. secrets
         Case("push to an endpoint with a password and a token", ["push", "--endpoint", pushed], (0, 2), None, "11"),
-        Case("query an endpoint with a password and a token", ["query", "--endpoint", pushed, "SELECT * WHERE { ?s ?p ?o }"], (2,), None, "11"),
+        Case(
+            "query an endpoint with a password and a token",
+            ["query", "--endpoint", pushed, "SELECT * WHERE { ?s ?p ?o }"],
+            (2,),
+            None,
+            "11",
+        ),
         # 13. smaller, same standard
         Case("--store /", ["build", "--no-extract", "--store", "/", "corpus"], (2,), None, "13"),
         Case("--store .", ["build", "--no-extract", "--store", ".", "corpus"], (2,), None, "13"),
@@ -244,16 +310,39 @@ def cases(trap: Trap, endpoint: Trap) -> list[Case]:
         Case("a FIFO as input", ["build", "--no-extract", "pipe.jsonl"], (2,), fifo, "13"),
         Case("/dev/zero as input", ["build", "--no-extract", "/dev/zero"], (2,), None, "13"),
         Case("/dev/null as input", ["build", "--no-extract", "/dev/null"], (2,), None, "13"),
-        Case("UTF-16 without a BOM", ["build", "--no-extract", "u16.jsonl"], (2,), raw("u16.jsonl", (json.dumps(_paper(0)) + "\n").encode("utf-16-le")), "13"),
-        Case("a file name with terminal escapes", lambda root: ["build", "--no-extract", str(root / "\x1b[2J\x1b]0;pwned\x07.txt")], (2,),
-             raw("\x1b[2J\x1b]0;pwned\x07.txt", b""), "13"),
-        Case("export over a private file", ["export"], (0,), private_export, "13",
-             check=lambda root, _: stat.S_IMODE((root / "exports" / "kg.ttl").stat().st_mode) == 0o600),
+        Case(
+            "UTF-16 without a BOM",
+            ["build", "--no-extract", "u16.jsonl"],
+            (2,),
+            raw("u16.jsonl", (json.dumps(_paper(0)) + "\n").encode("utf-16-le")),
+            "13",
+        ),
+        Case(
+            "a file name with terminal escapes",
+            lambda root: ["build", "--no-extract", str(root / "\x1b[2J\x1b]0;pwned\x07.txt")],
+            (2,),
+            raw("\x1b[2J\x1b]0;pwned\x07.txt", b""),
+            "13",
+        ),
+        Case(
+            "export over a private file",
+            ["export"],
+            (0,),
+            private_export,
+            "13",
+            check=lambda root, _: stat.S_IMODE((root / "exports" / "kg.ttl").stat().st_mode) == 0o600,
+        ),
         Case("path from a node to itself", ["path", "Ada Lovelace", "Ada Lovelace"], (0, 1, 2), None, "13"),
         Case("communities --resolution nan", ["communities", "--resolution", "nan"], (2,), None, "13"),
         Case("communities --resolution inf", ["communities", "--resolution", "inf"], (2,), None, "13"),
         Case("path -k 10**9", ["path", "-k", "1000000000", "Ada Lovelace", "Paper 1 on sparse attention"], (0, 1, 2), None, "13"),
-        Case("query an endpoint that answers HTML", ["query", "--endpoint", f"http://127.0.0.1:{endpoint.port}/html", "SELECT * WHERE { ?s ?p ?o }"], (2,), None, "13"),
+        Case(
+            "query an endpoint that answers HTML",
+            ["query", "--endpoint", f"http://127.0.0.1:{endpoint.port}/html", "SELECT * WHERE { ?s ?p ?o }"],
+            (2,),
+            None,
+            "13",
+        ),
         # 14. a validator that can fail
         Case("validate a TriG file with a violation", ["validate", "x.trig"], (1,), trig_violation, "14"),
         # and the careless user
@@ -263,7 +352,13 @@ def cases(trap: Trap, endpoint: Trap) -> list[Case]:
         Case("export --out /", ["export", "--out", "/"], (2,), None, ""),
         Case("export --format all --out onto a corpus file", ["export", "--format", "all", "--out", "corpus/tiny.jsonl"], (2,), None, ""),
         Case("export --graph that is not an IRI", ["export", "--format", "trig", "--graph", "not an iri"], (2,), None, ""),
-        Case("a folder of mine named like kg's build folder", ["build", "--no-extract"], (2,), lambda root: (root / ".kg" / ".store.new").mkdir() or (root / ".kg" / ".store.new" / "mine.txt").write_text("mine"), ""),
+        Case(
+            "a folder of mine named like kg's build folder",
+            ["build", "--no-extract"],
+            (2,),
+            lambda root: (root / ".kg" / ".store.new").mkdir() or (root / ".kg" / ".store.new" / "mine.txt").write_text("mine"),
+            "",
+        ),
         Case("--cache naming a folder", ["build", "--cache", "corpus", "corpus"], (2,), None, ""),
         Case("--jobs 0", ["build", "--jobs", "0"], (2,), None, ""),
         Case("--shard 5/2", ["extract", "--shard", "5/2"], (2,), None, ""),
@@ -322,14 +417,20 @@ def run_case(case: Case, base: Path, root: Path, env: dict, trap: Trap) -> Outco
     connections = trap.count
     started = time.monotonic()
     try:
-        process = subprocess.run([sys.executable, "-m", "kg", *argv], cwd=folder, env=env, capture_output=True, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
+        process = subprocess.run(
+            [sys.executable, "-m", "kg", *argv], cwd=folder, env=env, capture_output=True, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL
+        )
         code, out, err = process.returncode, process.stdout, process.stderr
     except subprocess.TimeoutExpired as exc:
         code, out, err = -9, exc.stdout or b"", (exc.stderr or b"") + b"\n(timed out)"
     seconds = time.monotonic() - started
     text = (out + err).decode("utf-8", "replace")
     outcome = Outcome(
-        case.name, case.item, code, list(case.codes), round(seconds, 2),
+        case.name,
+        case.item,
+        code,
+        list(case.codes),
+        round(seconds, 2),
         traceback="Traceback (most recent call last)" in text or "panicked at" in text,
         internal=code == 3 or code < 0,
         outbound=trap.count - connections,
@@ -340,7 +441,11 @@ def run_case(case: Case, base: Path, root: Path, env: dict, trap: Trap) -> Outco
     )
     # An option the code does not have yet: the case did not run at all.
     kept = "No such option" not in text and (case.check is None or case.check(folder, text))
-    outcome.ok = kept and code in case.codes and not (outcome.traceback or outcome.internal or outcome.outbound or outcome.bytes_lost or outcome.leaked or outcome.raw_escape)
+    outcome.ok = (
+        kept
+        and code in case.codes
+        and not (outcome.traceback or outcome.internal or outcome.outbound or outcome.bytes_lost or outcome.leaked or outcome.raw_escape)
+    )
     shutil.rmtree(folder, ignore_errors=True)
     return outcome
 
@@ -364,7 +469,11 @@ def main() -> int:
             outcome = run_case(case, base, root, env, trap)
             outcomes.append(outcome)
             mark = "ok  " if outcome.ok else "FAIL"
-            print(f"{mark} [{case.item or '-':>2}] {case.name}: exit {outcome.code} ({outcome.seconds:.1f} s)" + ("" if outcome.ok else f"  {outcome.stderr}"), flush=True)
+            print(
+                f"{mark} [{case.item or '-':>2}] {case.name}: exit {outcome.code} ({outcome.seconds:.1f} s)"
+                + ("" if outcome.ok else f"  {outcome.stderr}"),
+                flush=True,
+            )
     totals = {
         "cases": len(outcomes),
         "kept their promise": sum(o.ok for o in outcomes),
@@ -380,7 +489,9 @@ def main() -> int:
     for name, value in totals.items():
         print(f"{name:>30}: {value}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"kg_root": str(args.kg_root), "totals": totals, "cases": [asdict(o) for o in outcomes]}, indent=2) + "\n")
+    args.out.write_text(
+        json.dumps({"kg_root": str(args.kg_root), "totals": totals, "cases": [asdict(o) for o in outcomes]}, indent=2) + "\n"
+    )
     if args.readme:
         before = json.loads(args.before.read_text())["totals"] if args.before else None
         _write_readme(args.readme, totals, before)

@@ -99,14 +99,16 @@ def paper_order(store, queries, params) -> list[str]:
         result = run_query(store, query.sparql, params[query.name])
         if result.kind != "select":
             continue
-        seen = {s[v].value for s in result.raw for v in result.variables
-                if s[v] is not None and s[v].value.startswith(sg.KG_BASE + "paper/")}
+        seen = {
+            s[v].value for s in result.raw for v in result.variables if s[v] is not None and s[v].value.startswith(sg.KG_BASE + "paper/")
+        }
         for paper in seen:
             counts[paper] = counts.get(paper, 0) + 1
     return sorted(counts, key=lambda p: (-counts[p], p))
 
 
 # --- timing, in a worker process -----------------------------------------------
+
 
 def worker(engine: str, source: str, jobs: list, repeats: int, budget_s: float, conn) -> None:
     """Open ``source`` (a store folder for pyoxigraph, an N-Triples file loaded into
@@ -123,6 +125,7 @@ def worker(engine: str, source: str, jobs: list, repeats: int, budget_s: float, 
             def execute(sparql, params):
                 result = run_query(store, sparql, params)
                 return 1 if result.kind == "ask" else sum(1 for _ in result.raw)
+
             size = len(store)
         else:
             from rdflib import Graph, Literal, URIRef, Variable
@@ -135,10 +138,13 @@ def worker(engine: str, source: str, jobs: list, repeats: int, budget_s: float, 
             from kg.query.binding import KEY_SUFFIX
 
             def execute(sparql, params):
-                bindings = {Variable(k): URIRef(v[1:-1]) if v.startswith("<") and v.endswith(">") else Literal(v) for k, v in params.items()}
+                bindings = {
+                    Variable(k): URIRef(v[1:-1]) if v.startswith("<") and v.endswith(">") else Literal(v) for k, v in params.items()
+                }
                 # ?NAMEKey, as kg.query.binding binds it: the value lower-cased
                 bindings.update({Variable(k + KEY_SUFFIX): Literal(v.lower()) for k, v in params.items()})
                 return len(list(graph.query(sparql, initNs=PREFIXES, initBindings=bindings)))
+
             size = len(graph)
         conn.send(("ready", time.perf_counter() - started, size, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
         for job, sparql, params in jobs:
@@ -215,7 +221,7 @@ def run_guarded(engine: str, source: Path, jobs: list, args, restart: bool = Tru
             proc.join()
         if todo:  # a run timed out: go on with the jobs after it
             names = [job for job, _, _ in todo]
-            todo = todo[names.index(current) + 1:] if restart else []
+            todo = todo[names.index(current) + 1 :] if restart else []
     for entry in out["jobs"].values():
         runs = entry["runs_s"]
         timed = runs[1:] if len(runs) > 1 else runs  # the first run is the warm-up unless it is the only one
@@ -227,6 +233,7 @@ def run_guarded(engine: str, source: Path, jobs: list, args, restart: bool = Tru
 
 
 # --- ratios and tables ---------------------------------------------------------
+
 
 def ms(entry: dict | None) -> float:
     """p50 in ms; a timed-out query counts as infinitely slow when ranking."""
@@ -269,6 +276,7 @@ def size_label(n: int) -> str:
 
 # --- main ----------------------------------------------------------------------
 
+
 def run_size(target: int, scaler, queries, params, args, workdir: Path, rdflib_heaviest_small: str | None) -> dict:
     nt_path, dataset = sg.scaled_nt(scaler, target, workdir)
     store_path = workdir / f"store-{target}"
@@ -284,8 +292,10 @@ def run_size(target: int, scaler, queries, params, args, workdir: Path, rdflib_h
         for name, variant in variants.items():
             ox[name]["values_inlined"] = variant
     for name, entry in ox.items():
-        sg.log(f"    {name:24} p50 {ms_text(entry):>10} ms  rows {entry.get('rows', '-')}"
-               + (f"   values inlined: {ms_text(entry['values_inlined'])} ms" if "values_inlined" in entry else ""))
+        sg.log(
+            f"    {name:24} p50 {ms_text(entry):>10} ms  rows {entry.get('rows', '-')}"
+            + (f"   values inlined: {ms_text(entry['values_inlined'])} ms" if "values_inlined" in entry else "")
+        )
     heaviest = max(ox, key=lambda n: (ms(ox[n]) if not math.isnan(ms(ox[n])) else -1, n))
     every = target <= args.rdflib_all_up_to
     chosen = [q for q in queries if every or q.name in (heaviest, rdflib_heaviest_small)]
@@ -299,8 +309,13 @@ def run_size(target: int, scaler, queries, params, args, workdir: Path, rdflib_h
             if "rows" in entry["rdflib"] and "rows" in entry and entry["rdflib"]["rows"] != entry["rows"]:
                 entry["rows_differ"] = f"pyoxigraph {entry.get('rows')}, rdflib {entry['rdflib']['rows']}"
     nt_path.unlink()
-    return {"dataset": dataset, "heaviest_on_pyoxigraph": heaviest, "rdflib_load": rdf["load"], "rdflib_error": rdf.get("error"),
-            "queries": ox}
+    return {
+        "dataset": dataset,
+        "heaviest_on_pyoxigraph": heaviest,
+        "rdflib_load": rdf["load"],
+        "rdflib_error": rdf.get("error"),
+        "queries": ox,
+    }
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -308,14 +323,35 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--sizes", default="10000,1000000,5000000", help="comma-separated triple counts (default: %(default)s)")
     parser.add_argument("--quick", action="store_true", help="smoke run: sizes 10000,100000, 5 runs per query")
     parser.add_argument("--repeats", type=int, default=20, help="timed runs per query after one warm-up (default: %(default)s)")
-    parser.add_argument("--budget", type=float, default=3.0, help="stop repeating a query (after 3 timed runs) once they took this many seconds; "
-                        "a warm-up over it is the only run (default: %(default)s)")
-    parser.add_argument("--guard", type=float, default=60.0, help="seconds one query run may take before it is stopped (default: %(default)s)")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=3.0,
+        help="stop repeating a query (after 3 timed runs) once they took this many seconds; "
+        "a warm-up over it is the only run (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--guard", type=float, default=60.0, help="seconds one query run may take before it is stopped (default: %(default)s)"
+    )
     parser.add_argument("--load-guard", type=float, default=600.0, help="seconds rdflib may take to load a graph (default: %(default)s)")
-    parser.add_argument("--rdflib-all-up-to", type=int, default=100_000, help="run every query on rdflib up to this size, above it only the heaviest (default: %(default)s)")
+    parser.add_argument(
+        "--rdflib-all-up-to",
+        type=int,
+        default=100_000,
+        help="run every query on rdflib up to this size, above it only the heaviest (default: %(default)s)",
+    )
     parser.add_argument("--store", type=Path, default=None, help="corpus store to scale (default: build corpus/ afresh, as `kg build -q`)")
-    parser.add_argument("--shared-min-papers", type=int, default=2, help="concepts/authors linked to this many papers are shared across copies (default: %(default)s)")
-    parser.add_argument("--diagnose-at", default=str(TARGET_SIZE), help="sizes at which queries over 100 ms are also timed with values inlined (default: %(default)s)")
+    parser.add_argument(
+        "--shared-min-papers",
+        type=int,
+        default=2,
+        help="concepts/authors linked to this many papers are shared across copies (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--diagnose-at",
+        default=str(TARGET_SIZE),
+        help="sizes at which queries over 100 ms are also timed with values inlined (default: %(default)s)",
+    )
     parser.add_argument("--merge", action="store_true", help="keep the other sizes already in the JSON output (replacing these)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="JSON output (default: benchmarks/results/query_latency.json)")
     args = parser.parse_args(argv)
@@ -335,8 +371,13 @@ def main(argv=None) -> None:
     config = {k: (str(v) if isinstance(v, Path) else sorted(v) if isinstance(v, set) else v) for k, v in vars(args).items()}
     report = {"environment": sg.environment(), "config": config}
     if previous:
-        report["earlier_runs"] = [{"sizes": [s["dataset"]["target_triples"] for s in previous.get("sizes", [])],
-                                   "environment": previous.get("environment"), "config": previous.get("config")}] + previous.get("earlier_runs", [])
+        report["earlier_runs"] = [
+            {
+                "sizes": [s["dataset"]["target_triples"] for s in previous.get("sizes", [])],
+                "environment": previous.get("environment"),
+                "config": previous.get("config"),
+            }
+        ] + previous.get("earlier_runs", [])
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="kg-bench-queries-") as tmp:
         workdir = Path(tmp)
@@ -353,7 +394,10 @@ def main(argv=None) -> None:
         small = None  # the slowest query on rdflib at the smallest size that ran them all
         for old in previous.get("sizes", []):
             if old["dataset"]["target_triples"] not in args.sizes and old["dataset"]["target_triples"] <= args.rdflib_all_up_to:
-                small = small or max(old["queries"], key=lambda n: ms(old["queries"][n].get("rdflib")) if not math.isnan(ms(old["queries"][n].get("rdflib"))) else -1)
+                small = small or max(
+                    old["queries"],
+                    key=lambda n: ms(old["queries"][n].get("rdflib")) if not math.isnan(ms(old["queries"][n].get("rdflib"))) else -1,
+                )
         for size in args.sizes:
             sizes.append(run_size(size, scaler, queries, params, args, workdir, small))
             if size <= args.rdflib_all_up_to and small is None:
@@ -389,16 +433,33 @@ def summarize(report: dict) -> None:
 
         def rows_of(e):
             return e.get("rows", "-") if e else ""
-        print(sg.format_table(["size", "query", "as kg runs it", "rows", "values inlined", "rows"],
-                              [[size_label(s["dataset"]["triples"]), n, ms_text(e), rows_of(e), ms_text(e["values_inlined"]), rows_of(e["values_inlined"])]
-                               for s, n, e in inl], left=2))
+
+        print(
+            sg.format_table(
+                ["size", "query", "as kg runs it", "rows", "values inlined", "rows"],
+                [
+                    [
+                        size_label(s["dataset"]["triples"]),
+                        n,
+                        ms_text(e),
+                        rows_of(e),
+                        ms_text(e["values_inlined"]),
+                        rows_of(e["values_inlined"]),
+                    ]
+                    for s, n, e in inl
+                ],
+                left=2,
+            )
+        )
     print()
     for s in sizes:
         d, load = s["dataset"], s.get("rdflib_load") or {}
         rdf_load = f"{load['seconds']} s" if "seconds" in load else f"> {load.get('timed_out_after_s')} s"
-        print(f"{size_label(d['triples'])} ({d['triples']} triples, {d['papers']} papers, {d['copies']} corpus copies): "
-              f"write_store {d['pyoxigraph_write_store_s']} s, rdflib load {rdf_load}; heaviest on pyoxigraph: {s['heaviest_on_pyoxigraph']}"
-              + (f"; on rdflib: {s['heaviest_on_rdflib']}" if s.get("heaviest_on_rdflib") else ""))
+        print(
+            f"{size_label(d['triples'])} ({d['triples']} triples, {d['papers']} papers, {d['copies']} corpus copies): "
+            f"write_store {d['pyoxigraph_write_store_s']} s, rdflib load {rdf_load}; heaviest on pyoxigraph: {s['heaviest_on_pyoxigraph']}"
+            + (f"; on rdflib: {s['heaviest_on_rdflib']}" if s.get("heaviest_on_rdflib") else "")
+        )
         for name, e in s["queries"].items():
             if "rows_differ" in e:
                 print(f"  rows differ on {name}: {e['rows_differ']}")
@@ -414,10 +475,14 @@ def summarize(report: dict) -> None:
             "p50_le_100ms_at_1M": {"met": not slow, "within": sorted(set(qs) - set(slow)), "missed": slow},
             "ge_10x_rdflib_on_heaviest_at_1M": {"query": target["heaviest_on_pyoxigraph"], "speedup": heavy, "met": met},
         }
-        print(f"\nTarget p50 <= {TARGET_P50_MS:g} ms at 1M: {len(qs) - len(slow)} of {len(qs)} queries; "
-              + ("met" if not slow else "missed by " + ", ".join(f"{n} ({v} ms)" for n, v in slow.items())))
-        print(f"Target >= {TARGET_SPEEDUP:g}x rdflib on the heaviest at 1M ({target['heaviest_on_pyoxigraph']}): {ratio_text(heavy)} "
-              f"({'met' if met else 'missed'})")
+        print(
+            f"\nTarget p50 <= {TARGET_P50_MS:g} ms at 1M: {len(qs) - len(slow)} of {len(qs)} queries; "
+            + ("met" if not slow else "missed by " + ", ".join(f"{n} ({v} ms)" for n, v in slow.items()))
+        )
+        print(
+            f"Target >= {TARGET_SPEEDUP:g}x rdflib on the heaviest at 1M ({target['heaviest_on_pyoxigraph']}): {ratio_text(heavy)} "
+            f"({'met' if met else 'missed'})"
+        )
 
 
 if __name__ == "__main__":

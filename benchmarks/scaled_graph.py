@@ -58,16 +58,33 @@ FOAF = "http://xmlns.com/foaf/0.1/"
 XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 
 PAPER_LOCAL = {"paper", "mention", "claim", "relation", "authorship", "record"}
-LABEL_PREDICATES = {RDFS + "label", DCT + "title", KG + "derivedLabel", KG + "nameKey", SKOS + "prefLabel", SKOS + "altLabel", FOAF + "name"}
+LABEL_PREDICATES = {
+    RDFS + "label",
+    DCT + "title",
+    KG + "derivedLabel",
+    KG + "nameKey",
+    SKOS + "prefLabel",
+    SKOS + "altLabel",
+    FOAF + "name",
+}
 LABELLED_KINDS = {"paper", "concept", "form", "person"}
-STATEMENT_PREDICATES = {KG + "evaluatedOn", KG + "usedFor", KG + "uses", KG + "outperforms", SKOS + "broader"}
+STATEMENT_PREDICATES = {
+    KG + "evaluatedOn",
+    KG + "usedFor",
+    KG + "uses",
+    KG + "outperforms",
+    KG + "comparedWith",
+    KG + "trainedOn",
+    KG + "benchmarkFor",
+    SKOS + "broader",
+}
 IRI_MARK, LABEL_MARK = "\x00", "\x01"  # replaced per copy by the IRI and label suffixes
 
 
 def kind(term) -> str | None:
     """``paper``, ``concept`` ... for kg's own IRIs (https://w3id.org/kg/KIND/...), else None."""
     if isinstance(term, ox.NamedNode) and term.value.startswith(KG_BASE) and not term.value.startswith(KG):
-        return term.value[len(KG_BASE):].split("/", 1)[0]
+        return term.value[len(KG_BASE) :].split("/", 1)[0]
     return None
 
 
@@ -196,6 +213,7 @@ class Scaler:
         statements: set[str] = set()
         count = papers = copy = 0
         with path.open("w", encoding="utf-8") as out:
+
             def put(text: str, lines: int, iri_sfx: str, label_sfx: str) -> None:
                 nonlocal count
                 out.write(text.replace(IRI_MARK, iri_sfx).replace(LABEL_MARK, label_sfx))
@@ -231,11 +249,17 @@ class Scaler:
                         for entity in self.entities:
                             emit(entity, emitted_copy, iri_sfx, label_sfx)
                 copy += 1
-        return {"target_triples": target_triples, "triples": count, "papers": papers,
-                "copies": round(papers / self.papers_per_copy, 2), "file_mb": round(path.stat().st_size / 1e6, 1)}
+        return {
+            "target_triples": target_triples,
+            "triples": count,
+            "papers": papers,
+            "copies": round(papers / self.papers_per_copy, 2),
+            "file_mb": round(path.stat().st_size / 1e6, 1),
+        }
 
 
 # --- the corpus store --------------------------------------------------------
+
 
 def corpus_store(store: Path | None, workdir: Path) -> tuple[Path, float | None]:
     """``store`` if given, else a fresh build of corpus/ (as `kg build -q`) in ``workdir``."""
@@ -264,6 +288,7 @@ def load_store(nt_path: Path, store_path: Path) -> tuple[ox.Store, float]:
 
 # --- reporting -----------------------------------------------------------------
 
+
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
@@ -286,6 +311,7 @@ def format_table(headers: list[str], rows: list[list], left: int = 1) -> str:
 
     def fmt(cells):
         return "  ".join(str(c).ljust(w) if i < left else str(c).rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
     return "\n".join([fmt(headers), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
 
 
@@ -293,7 +319,10 @@ def environment() -> dict:
     """The machine, and a note that it is shared (load averages at the time)."""
     import importlib.metadata
 
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")), platform.processor())
+    cpu = next(
+        (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")),
+        platform.processor(),
+    )
     mem = next((int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")), 0)
     versions = {}
     for pkg in ("pyoxigraph", "rdflib", "networkx", "pyvis"):
@@ -332,7 +361,9 @@ def scaled_nt(scaler: Scaler, triples: int, workdir: Path) -> tuple[Path, dict]:
     started = time.perf_counter()
     stats = scaler.write(triples, path)
     stats["generate_s"] = round(time.perf_counter() - started, 2)
-    log(f"[{triples}] wrote {stats['triples']} triples ({stats['papers']} papers, {stats['copies']} corpus copies, {stats['file_mb']} MB) in {stats['generate_s']} s")
+    log(
+        f"[{triples}] wrote {stats['triples']} triples ({stats['papers']} papers, {stats['copies']} corpus copies, {stats['file_mb']} MB) in {stats['generate_s']} s"
+    )
     return path, stats
 
 
@@ -341,7 +372,12 @@ def main() -> None:
     parser.add_argument("--triples", type=int, default=1_000_000, help="at least this many triples (default: %(default)s)")
     parser.add_argument("--out", type=Path, required=True, help="N-Triples file to write")
     parser.add_argument("--store", type=Path, default=None, help="corpus store to scale (default: build corpus/ afresh)")
-    parser.add_argument("--shared-min-papers", type=int, default=2, help="concepts/authors linked to this many papers are shared across copies (default: %(default)s)")
+    parser.add_argument(
+        "--shared-min-papers",
+        type=int,
+        default=2,
+        help="concepts/authors linked to this many papers are shared across copies (default: %(default)s)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="kg-scaled-") as tmp:
         store, _ = corpus_store(args.store, Path(tmp))

@@ -58,26 +58,103 @@ FOAF = "http://xmlns.com/foaf/0.1/"
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 XSD_INTEGER = "http://www.w3.org/2001/XMLSchema#integer"
 
-PREFIXES = {"kg": KG, "dcterms": DCT, "foaf": FOAF, "skos": SKOS,
-            "rdfs": "http://www.w3.org/2000/01/rdf-schema#"}
+PREFIXES = {"kg": KG, "dcterms": DCT, "foaf": FOAF, "skos": SKOS, "rdfs": "http://www.w3.org/2000/01/rdf-schema#"}
 
 # --- synthetic data ----------------------------------------------------------
 
 FIRST_NAMES = [
-    "Alice", "Bo", "Carlos", "Dana", "Elif", "Farid", "Grace", "Hiro", "Ines",
-    "Jonas", "Kemal", "Lena", "Marta", "Nikhil", "Olga", "Pablo", "Qing", "Rosa",
-    "Søren", "Tomás", "Uma", "Viktor", "Wen", "Ximena", "Yusuf", "Zoë", "Amélie",
-    "Björn", "Chiara", "Dmitri", "Emeka", "François", "Gül", "Hana", "Ivan",
-    "Jürgen", "Kaito", "Leila", "Mei", "Noor",
+    "Alice",
+    "Bo",
+    "Carlos",
+    "Dana",
+    "Elif",
+    "Farid",
+    "Grace",
+    "Hiro",
+    "Ines",
+    "Jonas",
+    "Kemal",
+    "Lena",
+    "Marta",
+    "Nikhil",
+    "Olga",
+    "Pablo",
+    "Qing",
+    "Rosa",
+    "Søren",
+    "Tomás",
+    "Uma",
+    "Viktor",
+    "Wen",
+    "Ximena",
+    "Yusuf",
+    "Zoë",
+    "Amélie",
+    "Björn",
+    "Chiara",
+    "Dmitri",
+    "Emeka",
+    "François",
+    "Gül",
+    "Hana",
+    "Ivan",
+    "Jürgen",
+    "Kaito",
+    "Leila",
+    "Mei",
+    "Noor",
 ]
 LAST_NAMES = [
-    "Nguyen", "Smith", "Müller", "García", "Rossi", "Kowalski", "Tanaka", "Kim",
-    "Okafor", "Silva", "Novak", "Jensen", "Dubois", "Öztürk", "Ivanova", "Chen",
-    "Patel", "Haddad", "Larsen", "Moreau", "Schmidt", "Costa", "Yamamoto", "Ali",
-    "Papadopoulos", "Horváth", "Lindqvist", "Fernández", "Zhang", "O'Brien",
-    "Wójcik", "Andersen", "Bianchi", "Kaya", "Sato", "Hughes", "Mendes", "Lee",
-    "Berg", "Popescu", "Cohen", "Singh", "Meyer", "Romero", "Wang", "Sousa",
-    "Virtanen", "Nakamura", "Petrov", "Walsh",
+    "Nguyen",
+    "Smith",
+    "Müller",
+    "García",
+    "Rossi",
+    "Kowalski",
+    "Tanaka",
+    "Kim",
+    "Okafor",
+    "Silva",
+    "Novak",
+    "Jensen",
+    "Dubois",
+    "Öztürk",
+    "Ivanova",
+    "Chen",
+    "Patel",
+    "Haddad",
+    "Larsen",
+    "Moreau",
+    "Schmidt",
+    "Costa",
+    "Yamamoto",
+    "Ali",
+    "Papadopoulos",
+    "Horváth",
+    "Lindqvist",
+    "Fernández",
+    "Zhang",
+    "O'Brien",
+    "Wójcik",
+    "Andersen",
+    "Bianchi",
+    "Kaya",
+    "Sato",
+    "Hughes",
+    "Mendes",
+    "Lee",
+    "Berg",
+    "Popescu",
+    "Cohen",
+    "Singh",
+    "Meyer",
+    "Romero",
+    "Wang",
+    "Sousa",
+    "Virtanen",
+    "Nakamura",
+    "Petrov",
+    "Walsh",
 ]
 WORDS = (
     "graph neural network model learning representation embedding entity relation "
@@ -88,8 +165,18 @@ WORDS = (
     "baseline ablation accuracy recall precision improves outperforms propose "
     "method approach framework results experiments analysis novel task domain"
 ).split()
-TOPIC_HEADS = ["Learning", "Retrieval", "Reasoning", "Extraction", "Generation",
-               "Networks", "Embeddings", "Parsing", "Alignment", "Linking"]
+TOPIC_HEADS = [
+    "Learning",
+    "Retrieval",
+    "Reasoning",
+    "Extraction",
+    "Generation",
+    "Networks",
+    "Embeddings",
+    "Parsing",
+    "Alignment",
+    "Linking",
+]
 
 AUTHOR_ZIPF_S = 0.7  # exponent: rank-1 author lands on roughly a sixth of the papers
 TOPIC_ZIPF_S = 1.0
@@ -102,8 +189,7 @@ def nt_iri(iri: str) -> str:
 
 def nt_literal(text: str, datatype: str | None = None) -> str:
     """N-Triples literal with the escapes the grammar requires (UTF-8 kept as-is)."""
-    escaped = (text.replace("\\", "\\\\").replace('"', '\\"')
-               .replace("\n", "\\n").replace("\r", "\\r"))
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
     return f'"{escaped}"' + (f"^^<{datatype}>" if datatype else "")
 
 
@@ -116,7 +202,7 @@ def zipf_cum_weights(n: int, s: float) -> list[float]:
     """Cumulative weights for rank^-s, ready for random.choices(cum_weights=...)."""
     total, cum = 0.0, []
     for rank in range(1, n + 1):
-        total += rank ** -s
+        total += rank**-s
         cum.append(total)
     return cum
 
@@ -152,8 +238,7 @@ def make_topic_pool(rng: random.Random, n: int) -> list[tuple[str, str, str | No
         labels.setdefault(slugify(label), label)
     slugs = list(labels)
     roots = slugs[:n_roots]
-    return [(slug, labels[slug], None if i < n_roots else rng.choice(roots))
-            for i, slug in enumerate(slugs)]
+    return [(slug, labels[slug], None if i < n_roots else rng.choice(roots)) for i, slug in enumerate(slugs)]
 
 
 def make_text(rng: random.Random, min_chars: int) -> str:
@@ -193,14 +278,12 @@ def paper_triples(rng, paper_id, authors, topics) -> list[str]:
 
 def person_triples(slug: str, name: str) -> list[str]:
     person = nt_iri(PERSON + slug)
-    return [f"{person} <{RDF_TYPE}> <{FOAF}Person> .",
-            f"{person} <{FOAF}name> {nt_literal(name)} ."]
+    return [f"{person} <{RDF_TYPE}> <{FOAF}Person> .", f"{person} <{FOAF}name> {nt_literal(name)} ."]
 
 
 def topic_triples(slug: str, label: str, broader: str | None) -> list[str]:
     topic = nt_iri(TOPIC + slug)
-    lines = [f"{topic} <{RDF_TYPE}> <{SKOS}Concept> .",
-             f"{topic} <{SKOS}prefLabel> {nt_literal(label)} ."]
+    lines = [f"{topic} <{RDF_TYPE}> <{SKOS}Concept> .", f"{topic} <{SKOS}prefLabel> {nt_literal(label)} ."]
     if broader:
         lines.append(f"{topic} <{SKOS}broader> {nt_iri(TOPIC + broader)} .")
     return lines
@@ -224,6 +307,7 @@ def generate_dataset(target_triples: int, path: Path, seed: int = 0) -> dict:
     papers_of: dict[str, int] = {}
     count = papers = 0
     with path.open("w", encoding="utf-8") as out:
+
         def emit(lines: list[str]) -> None:
             nonlocal count
             out.write("\n".join(lines) + "\n")
@@ -248,29 +332,35 @@ def generate_dataset(target_triples: int, path: Path, seed: int = 0) -> dict:
     # The "frequent author": most papers, ties broken by name for determinism.
     author, author_papers = min(papers_of.items(), key=lambda kv: (-kv[1], kv[0]))
     return {
-        "target_triples": target_triples, "triples": count, "papers": papers,
+        "target_triples": target_triples,
+        "triples": count,
+        "papers": papers,
         "persons": len(papers_of),
         "topics": sum(1 for iri in emitted if iri.startswith(TOPIC)),
-        "frequent_author": author, "frequent_author_papers": author_papers,
+        "frequent_author": author,
+        "frequent_author_papers": author_papers,
         "file_bytes": path.stat().st_size,
     }
 
 
 # --- queries -----------------------------------------------------------------
 
+
 def build_queries(author_name: str) -> dict[str, str]:
     """The three benchmark queries; each ORDER BY is total so rows compare exactly."""
     prefix = "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items())
     name = nt_literal(author_name)
     return {
-        "a_author_papers": prefix + f"""
+        "a_author_papers": prefix
+        + f"""
 SELECT ?paper ?title WHERE {{
   ?person foaf:name {name} .
   ?paper dcterms:creator ?person ; dcterms:title ?title .
 }} ORDER BY ?paper""",
         # Goes through the authorship nodes (blank nodes) on purpose: that is
         # the join shape our own author queries use.
-        "b_coauthors": prefix + f"""
+        "b_coauthors": prefix
+        + f"""
 SELECT ?coauthor ?name (COUNT(DISTINCT ?paper) AS ?papers) WHERE {{
   ?me foaf:name {name} .
   ?paper kg:hasAuthorship ?mine . ?mine kg:author ?me .
@@ -278,7 +368,8 @@ SELECT ?coauthor ?name (COUNT(DISTINCT ?paper) AS ?papers) WHERE {{
   FILTER (?coauthor != ?me)
   ?coauthor foaf:name ?name .
 }} GROUP BY ?coauthor ?name ORDER BY DESC(?papers) ?name ?coauthor""",
-        "c_papers_per_topic": prefix + """
+        "c_papers_per_topic": prefix
+        + """
 SELECT ?topic ?label (COUNT(?paper) AS ?papers) WHERE {
   ?paper a kg:Paper ; dcterms:subject ?topic .
   ?topic skos:prefLabel ?label .
@@ -309,6 +400,7 @@ class RdflibMemory:
 
     def open(self, workdir: Path) -> None:
         from rdflib import Graph
+
         self.graph = Graph()
         self._bind(self.graph)
 
@@ -338,6 +430,7 @@ class RdflibBerkeleyDB(RdflibMemory):
 
     def open(self, workdir: Path) -> None:
         from rdflib import Graph
+
         self.graph = Graph(store="BerkeleyDB")
         self.graph.open(str(workdir / "store"), create=True)
         self._bind(self.graph)
@@ -357,6 +450,7 @@ class Pyoxigraph:
 
     def open(self, workdir: Path) -> None:
         import pyoxigraph
+
         self.ox = pyoxigraph
         self.store = pyoxigraph.Store(str(workdir / "store"))
 
@@ -373,8 +467,7 @@ class Pyoxigraph:
         return [tuple(solution) for solution in self.store.query(sparql)]
 
     def serialize_turtle(self) -> bytes:
-        return self.store.dump(format=self.ox.RdfFormat.TURTLE,
-                               from_graph=self.ox.DefaultGraph(), prefixes=PREFIXES)
+        return self.store.dump(format=self.ox.RdfFormat.TURTLE, from_graph=self.ox.DefaultGraph(), prefixes=PREFIXES)
 
     def close(self) -> None:
         del self.store  # pyoxigraph closes RocksDB when the Store is dropped
@@ -386,6 +479,7 @@ class OxrdflibStore(RdflibMemory):
     def open(self, workdir: Path) -> None:
         from rdflib import Graph
         from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
+
         # The default-graph identifier makes oxrdflib write to Oxigraph's default
         # graph, so the same directory is readable by plain pyoxigraph too.
         self.graph = Graph(store="Oxigraph", identifier=DATASET_DEFAULT_GRAPH_ID)
@@ -427,19 +521,23 @@ TURTLE_METHOD = {
 
 def unavailable_reason(backend: str) -> str | None:
     """Why a backend cannot run here, or None; checked before spawning workers."""
-    needs = {"rdflib-memory": ["rdflib"], "rdflib-bdb": ["rdflib", "berkeleydb"],
-             "pyoxigraph": ["pyoxigraph"], "oxrdflib": ["rdflib", "oxrdflib"]}[backend]
+    needs = {
+        "rdflib-memory": ["rdflib"],
+        "rdflib-bdb": ["rdflib", "berkeleydb"],
+        "pyoxigraph": ["pyoxigraph"],
+        "oxrdflib": ["rdflib", "oxrdflib"],
+    }[backend]
     for module in needs:
         try:
             __import__(module)
         except ImportError as exc:
-            hint = (" (pip install berkeleydb; needs libdb-dev)" if module == "berkeleydb"
-                    else "")
+            hint = " (pip install berkeleydb; needs libdb-dev)" if module == "berkeleydb" else ""
             return f"cannot import {module}: {exc}{hint}"
     return None
 
 
 # --- worker process ----------------------------------------------------------
+
 
 def rss_mb() -> float:
     """Current resident set size of this process, from /proc (Linux)."""
@@ -464,11 +562,11 @@ def timed(fn, *args):
 def count_turtle_triples(data: bytes) -> int:
     """Re-parse serialized Turtle (with pyoxigraph, fast) to check nothing was lost."""
     import pyoxigraph
+
     return sum(1 for _ in pyoxigraph.parse(input=data, format=pyoxigraph.RdfFormat.TURTLE))
 
 
-def worker(backend: str, nt_path: str, queries: dict, repeats: int,
-           slow_run_s: float, workdir: str, conn) -> None:
+def worker(backend: str, nt_path: str, queries: dict, repeats: int, slow_run_s: float, workdir: str, conn) -> None:
     """Run every measurement for one backend/size, reporting each step to the parent.
 
     A ("begin", step) message precedes each timed operation so the parent knows
@@ -483,11 +581,18 @@ def worker(backend: str, nt_path: str, queries: dict, repeats: int,
         step = "load"
         conn.send(("begin", step))
         seconds, _ = timed(store.load, Path(nt_path))
-        conn.send(("end", step, {
-            "seconds": seconds, "triples_in_store": len(store),
-            "mem_growth_mb": peak_rss_mb() - rss_before,
-            "disk_mb": dir_size_mb(Path(workdir)) if store.persistent else None,
-        }))
+        conn.send(
+            (
+                "end",
+                step,
+                {
+                    "seconds": seconds,
+                    "triples_in_store": len(store),
+                    "mem_growth_mb": peak_rss_mb() - rss_before,
+                    "disk_mb": dir_size_mb(Path(workdir)) if store.persistent else None,
+                },
+            )
+        )
 
         for name, sparql in queries.items():
             step = f"query:{name}"
@@ -507,8 +612,7 @@ def worker(backend: str, nt_path: str, queries: dict, repeats: int,
         step = "turtle"
         conn.send(("begin", step))
         seconds, data = timed(store.serialize_turtle)
-        conn.send(("end", step, {"seconds": seconds, "bytes": len(data),
-                                 "triples_reparsed": count_turtle_triples(data)}))
+        conn.send(("end", step, {"seconds": seconds, "bytes": len(data), "triples_reparsed": count_turtle_triples(data)}))
         store.close()
         conn.send(("done", {"peak_rss_mb": peak_rss_mb()}))
     except Exception as exc:  # report, don't hang the parent
@@ -519,10 +623,17 @@ def worker(backend: str, nt_path: str, queries: dict, repeats: int,
 
 # --- parent: orchestration ---------------------------------------------------
 
+
 def new_result(backend: str) -> dict:
-    return {"backend": backend, "status": "ok", "load_method": LOAD_METHOD[backend],
-            "turtle_method": TURTLE_METHOD[backend], "load": None, "queries": {},
-            "turtle": None}
+    return {
+        "backend": backend,
+        "status": "ok",
+        "load_method": LOAD_METHOD[backend],
+        "turtle_method": TURTLE_METHOD[backend],
+        "load": None,
+        "queries": {},
+        "turtle": None,
+    }
 
 
 def record(result: dict, step: str, payload: dict) -> None:
@@ -547,9 +658,7 @@ def run_backend(backend: str, nt_path: Path, queries: dict, args) -> dict:
     result = new_result(backend)
     receiver, sender = ctx.Pipe(duplex=False)
     with tempfile.TemporaryDirectory(prefix=f"kg-bench-{backend}-") as workdir:
-        proc = ctx.Process(target=worker, args=(
-            backend, str(nt_path), queries, args.repeats, args.slow_run,
-            workdir, sender))
+        proc = ctx.Process(target=worker, args=(backend, str(nt_path), queries, args.repeats, args.slow_run, workdir, sender))
         proc.start()
         sender.close()
         current = "startup"
@@ -564,8 +673,7 @@ def run_backend(backend: str, nt_path: Path, queries: dict, args) -> dict:
             try:
                 message = receiver.recv()
             except EOFError:
-                result.update(status="crashed", failed_step=current,
-                              error=f"worker exit code {proc.join(5) or proc.exitcode}")
+                result.update(status="crashed", failed_step=current, error=f"worker exit code {proc.join(5) or proc.exitcode}")
                 break
             kind = message[0]
             if kind == "begin":
@@ -611,8 +719,7 @@ def summarize_rows(results: list[dict]) -> None:
 
 # --- ratios and tables -------------------------------------------------------
 
-METRICS = [("load", "load"), ("a_author_papers", "Q(a)"), ("b_coauthors", "Q(b)"),
-           ("c_papers_per_topic", "Q(c)"), ("turtle", "TTL")]
+METRICS = [("load", "load"), ("a_author_papers", "Q(a)"), ("b_coauthors", "Q(b)"), ("c_papers_per_topic", "Q(c)"), ("turtle", "TTL")]
 
 
 def metric_seconds(result: dict, metric: str) -> float | None:
@@ -634,10 +741,12 @@ def add_ratios(results: list[dict]) -> None:
         if ref is None or r is ref:
             continue
         r["vs_" + REFERENCE] = {
-            label: {"speedup": (metric_seconds(ref, m) / metric_seconds(r, m)
-                                if metric_seconds(ref, m) and metric_seconds(r, m) else None),
-                    "text": ratio_text(metric_seconds(ref, m), metric_seconds(r, m))}
-            for m, label in METRICS}
+            label: {
+                "speedup": (metric_seconds(ref, m) / metric_seconds(r, m) if metric_seconds(ref, m) and metric_seconds(r, m) else None),
+                "text": ratio_text(metric_seconds(ref, m), metric_seconds(r, m)),
+            }
+            for m, label in METRICS
+        }
 
 
 def fmt_seconds(result: dict, metric: str, unit_ms: bool, guard: float) -> str:
@@ -657,28 +766,31 @@ def format_table(headers: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
 
     def line(cells):
-        return "  ".join(str(c).ljust(w) if i < 2 else str(c).rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths)))
+        return "  ".join(str(c).ljust(w) if i < 2 else str(c).rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
     return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
 def results_table(report: dict, guard: float) -> str:
-    headers = ["size", "backend", "triples", "load s", "Q(a) ms", "Q(b) ms", "Q(c) ms",
-               "TTL s", "mem MB", "disk MB", "rows"]
+    headers = ["size", "backend", "triples", "load s", "Q(a) ms", "Q(b) ms", "Q(c) ms", "TTL s", "mem MB", "disk MB", "rows"]
     rows = []
     for size in report["sizes"]:
         for r in size["results"]:
             load = r.get("load") or {}
             mism = size["mismatches"].get(r["backend"])
-            rows.append([
-                size["dataset"]["triples"], r["backend"], load.get("triples_in_store", "-"),
-                fmt_seconds(r, "load", False, guard),
-                *(fmt_seconds(r, q, True, guard) for q, _ in METRICS[1:4]),
-                fmt_seconds(r, "turtle", False, guard),
-                f"{load['mem_growth_mb']:.0f}" if "mem_growth_mb" in load else "-",
-                f"{load['disk_mb']:.1f}" if load.get("disk_mb") is not None else "-",
-                "MISMATCH " + ",".join(m[0] for m in mism) if mism else r["status"],
-            ])
+            rows.append(
+                [
+                    size["dataset"]["triples"],
+                    r["backend"],
+                    load.get("triples_in_store", "-"),
+                    fmt_seconds(r, "load", False, guard),
+                    *(fmt_seconds(r, q, True, guard) for q, _ in METRICS[1:4]),
+                    fmt_seconds(r, "turtle", False, guard),
+                    f"{load['mem_growth_mb']:.0f}" if "mem_growth_mb" in load else "-",
+                    f"{load['disk_mb']:.1f}" if load.get("disk_mb") is not None else "-",
+                    "MISMATCH " + ",".join(m[0] for m in mism) if mism else r["status"],
+                ]
+            )
     return format_table(headers, rows)
 
 
@@ -689,12 +801,12 @@ def ratio_table(report: dict) -> str:
         for r in size["results"]:
             ratios = r.get("vs_" + REFERENCE)
             if ratios:
-                rows.append([size["dataset"]["triples"], r["backend"]]
-                            + [ratios[label]["text"] for _, label in METRICS])
+                rows.append([size["dataset"]["triples"], r["backend"]] + [ratios[label]["text"] for _, label in METRICS])
     return format_table(headers, rows)
 
 
 # --- main --------------------------------------------------------------------
+
 
 def package_versions() -> dict:
     versions = {}
@@ -708,26 +820,28 @@ def package_versions() -> dict:
 
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        description="Benchmark RDF store backends (rdflib memory / BerkeleyDB, "
-                    "pyoxigraph, oxrdflib) on a synthetic bibliographic graph.")
-    parser.add_argument("--sizes", default=DEFAULT_SIZES,
-                        help="comma-separated target triple counts (default: %(default)s)")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"tiny smoke run: sizes {QUICK_SIZES}, 2 timed runs per query")
-    parser.add_argument("--backends", default=",".join(BACKENDS),
-                        help="comma-separated subset of: %(default)s")
-    parser.add_argument("--repeats", type=int, default=5,
-                        help="timed runs per query after one warm-up; median reported "
-                             "(default: %(default)s)")
-    parser.add_argument("--guard", type=float, default=60.0,
-                        help="seconds any single operation may take before the backend is "
-                             "stopped and skipped for larger sizes (default: %(default)s)")
-    parser.add_argument("--slow-run", type=float, default=10.0,
-                        help="if a query's warm-up exceeds this many seconds, time it only "
-                             "once more (marked ~) (default: %(default)s)")
+        description="Benchmark RDF store backends (rdflib memory / BerkeleyDB, pyoxigraph, oxrdflib) on a synthetic bibliographic graph."
+    )
+    parser.add_argument("--sizes", default=DEFAULT_SIZES, help="comma-separated target triple counts (default: %(default)s)")
+    parser.add_argument("--quick", action="store_true", help=f"tiny smoke run: sizes {QUICK_SIZES}, 2 timed runs per query")
+    parser.add_argument("--backends", default=",".join(BACKENDS), help="comma-separated subset of: %(default)s")
+    parser.add_argument(
+        "--repeats", type=int, default=5, help="timed runs per query after one warm-up; median reported (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--guard",
+        type=float,
+        default=60.0,
+        help="seconds any single operation may take before the backend is stopped and skipped for larger sizes (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--slow-run",
+        type=float,
+        default=10.0,
+        help="if a query's warm-up exceeds this many seconds, time it only once more (marked ~) (default: %(default)s)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="data seed (default: %(default)s)")
-    parser.add_argument("--out", type=Path, default=RESULTS_PATH,
-                        help="JSON output path (default: benchmarks/results/store_backends.json)")
+    parser.add_argument("--out", type=Path, default=RESULTS_PATH, help="JSON output path (default: benchmarks/results/store_backends.json)")
     args = parser.parse_args(argv)
     if args.quick:
         args.sizes, args.repeats = QUICK_SIZES, 2
@@ -746,23 +860,23 @@ def log(message: str) -> None:
 def run_size(target: int, backends: list[str], stopped: dict, args, datadir: Path) -> dict:
     nt_path = datadir / f"graph-{target}.nt"
     dataset = generate_dataset(target, nt_path, seed=args.seed)
-    log(f"[{target}] generated {dataset['triples']} triples, {dataset['papers']} papers; "
+    log(
+        f"[{target}] generated {dataset['triples']} triples, {dataset['papers']} papers; "
         f"frequent author {dataset['frequent_author']!r} "
-        f"({dataset['frequent_author_papers']} papers)")
+        f"({dataset['frequent_author_papers']} papers)"
+    )
     queries = build_queries(dataset["frequent_author"])
     results = []
     for backend in backends:
         if backend in stopped:
-            results.append({**new_result(backend), "status": "skipped",
-                            "reason": stopped[backend]})
+            results.append({**new_result(backend), "status": "skipped", "reason": stopped[backend]})
             continue
         log(f"[{target}] {backend} ...")
         started = time.perf_counter()
         result = run_backend(backend, nt_path, queries, args)
         log(f"[{target}] {backend}: {result['status']} in {time.perf_counter() - started:.1f}s")
         if result["status"] != "ok":
-            stopped[backend] = (f"{result['status']} at {result.get('failed_step')} "
-                                f"on {dataset['triples']} triples")
+            stopped[backend] = f"{result['status']} at {result.get('failed_step')} on {dataset['triples']} triples"
         results.append(result)
     mismatches = compare_rows(results)
     summarize_rows(results)
@@ -780,11 +894,21 @@ def main(argv=None) -> None:
             stopped[backend] = f"unavailable: {reason}"
     report = {
         "generated_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "environment": {"python": platform.python_version(), "platform": platform.platform(),
-                        "cpus": os.cpu_count(), "packages": package_versions()},
-        "config": {"sizes": args.sizes, "repeats": args.repeats, "guard_s": args.guard,
-                   "slow_run_s": args.slow_run, "seed": args.seed,
-                   "backends": args.backends, "reference": REFERENCE},
+        "environment": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+            "packages": package_versions(),
+        },
+        "config": {
+            "sizes": args.sizes,
+            "repeats": args.repeats,
+            "guard_s": args.guard,
+            "slow_run_s": args.slow_run,
+            "seed": args.seed,
+            "backends": args.backends,
+            "reference": REFERENCE,
+        },
         "queries": build_queries("<frequent author>"),
         "sizes": [],
     }
@@ -795,15 +919,13 @@ def main(argv=None) -> None:
     report["skipped"] = stopped
     report["total_seconds"] = time.perf_counter() - started
 
-    print("\nResults (query times: median of timed runs after one warm-up; "
-          "~ = single timed run; mem = peak RSS growth during load)\n")
+    print("\nResults (query times: median of timed runs after one warm-up; ~ = single timed run; mem = peak RSS growth during load)\n")
     print(results_table(report, args.guard))
     print(f"\nRatios against {REFERENCE} (same size)\n")
     print(ratio_table(report))
     for size in report["sizes"]:
         for backend, names in size["mismatches"].items():
-            print(f"MISMATCH at {size['dataset']['triples']} triples: {backend} differs "
-                  f"from reference on {', '.join(names)}")
+            print(f"MISMATCH at {size['dataset']['triples']} triples: {backend} differs from reference on {', '.join(names)}")
     for backend, reason in stopped.items():
         print(f"note: {backend} skipped/stopped: {reason}")
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -52,7 +52,15 @@ from kg.views.selection import overview  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "views.json"
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 CONCEPT_TYPES = [("Method", 0.68), ("Task", 0.24), ("Dataset", 0.05), ("Metric", 0.03)]
 WORDS = "model learning data method task results performance training network language vision graph benchmark robust efficient".split()
 
@@ -82,10 +90,12 @@ def synthetic(nodes: int, seed: int = 0) -> tuple[nx.Graph, dict[str, PaperDetai
         kind = rng.choices([t for t, _ in CONCEPT_TYPES], [w for _, w in CONCEPT_TYPES])[0]
         concepts.append((f"https://w3id.org/kg/concept/{kind.lower()}-{i}", kind))
     details = {}
-    for i, paper in enumerate(papers):
+    for paper in papers:
         title = " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 11))).title()
         graph.add_node(paper, kind="paper", type="Paper", label=title, names=[title])
-        details[paper] = PaperDetails(paper, title, (), "Synthetic 2025", "2025", tuple(_sentence(rng, "it") for _ in range(rng.randint(1, 4))))
+        details[paper] = PaperDetails(
+            paper, title, (), "Synthetic 2025", "2025", tuple(_sentence(rng, "it") for _ in range(rng.randint(1, 4)))
+        )
     for i, author in enumerate(authors):
         graph.add_node(author, kind="author", type="Author", label=f"Author {i}", names=[f"Author {i}"])
     for iri, kind in concepts:

@@ -75,26 +75,35 @@ def measure(label: str, store_path: Path, args, workdir: Path, warm_up: bool = F
             write_page(render_page(view, paper_details(store, view.paper_ids)), workdir / "page.html")
             pyvis_alone(view)
         steps = {}
-        steps["select_view"], view = median_time(lambda: select_view(store, graph, spec), args.repeats)
-        steps["paper_details"], details = median_time(lambda: paper_details(store, view.paper_ids), args.repeats)
-        steps["render_page"], html = median_time(lambda: render_page(view, details), args.repeats)
+        steps["select_view"], view = median_time(lambda spec=spec: select_view(store, graph, spec), args.repeats)
+        steps["paper_details"], details = median_time(lambda view=view: paper_details(store, view.paper_ids), args.repeats)
+        steps["render_page"], html = median_time(lambda view=view, details=details: render_page(view, details), args.repeats)
         page = workdir / "page.html"
-        steps["write_page"], _ = median_time(lambda: write_page(html, page), args.repeats)
+        steps["write_page"], _ = median_time(lambda html=html, page=page: write_page(html, page), args.repeats)
         draw_s = load_s + sum(steps.values())
-        pyvis_s, pyvis_html = median_time(lambda: pyvis_alone(view), args.repeats)
+        pyvis_s, pyvis_html = median_time(lambda view=view: pyvis_alone(view), args.repeats)
         out["views"][view_name] = {
-            "nodes": len(view.nodes), "edges": len(view.edges), "page_kb": round(len(html.encode()) / 1024),
+            "nodes": len(view.nodes),
+            "edges": len(view.edges),
+            "page_kb": round(len(html.encode()) / 1024),
             "steps_s": {"load_graph": round(load_s, 4)} | {k: round(v, 4) for k, v in steps.items()},
             "draw_s": round(draw_s, 4),
             "page_s": round(sum(steps.values()), 4),
-            "baseline_pyvis_alone_s": round(pyvis_s, 4), "pyvis_page_kb": round(len(pyvis_html.encode()) / 1024),
+            "baseline_pyvis_alone_s": round(pyvis_s, 4),
+            "pyvis_page_kb": round(len(pyvis_html.encode()) / 1024),
             "page_over_pyvis": round(sum(steps.values()) / pyvis_s, 2),
             "draw_over_load_graph": round(draw_s / load_s, 2),
         }
-        sg.log(f"[{label}] {view_name}: {len(view.nodes)} nodes; draw {draw_s:.2f} s (load_graph {load_s:.2f} s), pyvis alone {pyvis_s:.3f} s")
+        sg.log(
+            f"[{label}] {view_name}: {len(view.nodes)} nodes; draw {draw_s:.2f} s (load_graph {load_s:.2f} s), pyvis alone {pyvis_s:.3f} s"
+        )
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "kg", "viz", "--store", str(store_path), "--out", str(workdir / "cli.html")],
-                   check=True, capture_output=True, cwd=sg.ROOT)
+    subprocess.run(
+        [sys.executable, "-m", "kg", "viz", "--store", str(store_path), "--out", str(workdir / "cli.html")],
+        check=True,
+        capture_output=True,
+        cwd=sg.ROOT,
+    )
     out["cli_kg_viz_s"] = round(time.perf_counter() - started, 2)
     sg.log(f"[{label}] python -m kg viz: {out['cli_kg_viz_s']} s")
     return out
@@ -102,7 +111,9 @@ def measure(label: str, store_path: Path, args, workdir: Path, warm_up: bool = F
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--scale", type=int, default=10, help="the scaled store has this many times the corpus graph's triples (default: %(default)s)")
+    parser.add_argument(
+        "--scale", type=int, default=10, help="the scaled store has this many times the corpus graph's triples (default: %(default)s)"
+    )
     parser.add_argument("--repeats", type=int, default=3, help="runs per step; the median counts (default: %(default)s)")
     parser.add_argument("--store", type=Path, default=None, help="corpus store (default: build corpus/ afresh, as `kg build -q`)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="JSON output (default: benchmarks/results/viz_time.json)")
@@ -117,20 +128,41 @@ def main(argv=None) -> None:
         store, _ = sg.load_store(nt_path, workdir / "scaled-store")
         del store
         report["scaled_dataset"] = dataset
-        report["stores"] = [measure("corpus", corpus, args, workdir, warm_up=True), measure(f"{args.scale}x corpus", workdir / "scaled-store", args, workdir)]
+        report["stores"] = [
+            measure("corpus", corpus, args, workdir, warm_up=True),
+            measure(f"{args.scale}x corpus", workdir / "scaled-store", args, workdir),
+        ]
 
     rows = []
     for s in report["stores"]:
         for name, v in s["views"].items():
             st = v["steps_s"]
-            rows.append([name, s["store"], v["nodes"], f"{v['draw_s']:.2f}", f"{st['load_graph']:.2f}",
-                         f"{st['select_view']:.2f}", f"{st['paper_details']:.3f}", f"{st['render_page']:.3f}",
-                         f"{v['baseline_pyvis_alone_s']:.3f}", f"{v['page_over_pyvis']:.1f}x", f"{v['draw_over_load_graph']:.2f}x"])
+            rows.append(
+                [
+                    name,
+                    s["store"],
+                    v["nodes"],
+                    f"{v['draw_s']:.2f}",
+                    f"{st['load_graph']:.2f}",
+                    f"{st['select_view']:.2f}",
+                    f"{st['paper_details']:.3f}",
+                    f"{st['render_page']:.3f}",
+                    f"{v['baseline_pyvis_alone_s']:.3f}",
+                    f"{v['page_over_pyvis']:.1f}x",
+                    f"{v['draw_over_load_graph']:.2f}x",
+                ]
+            )
     print("\n`kg viz` page generation, in process (seconds; median of runs). page = select + details + render + write\n")
-    print(sg.format_table(["view", "store", "nodes", "draw", "load_graph", "select", "details", "render", "pyvis alone",
-                           "page/pyvis", "draw/load_graph"], rows, left=2))
-    print("\nEnd to end, `python -m kg viz` in a new process: "
-          + ", ".join(f"{s['store']} {s['cli_kg_viz_s']} s" for s in report["stores"]))
+    print(
+        sg.format_table(
+            ["view", "store", "nodes", "draw", "load_graph", "select", "details", "render", "pyvis alone", "page/pyvis", "draw/load_graph"],
+            rows,
+            left=2,
+        )
+    )
+    print(
+        "\nEnd to end, `python -m kg viz` in a new process: " + ", ".join(f"{s['store']} {s['cli_kg_viz_s']} s" for s in report["stores"])
+    )
     sg.write_json(report, args.out)
 
 

@@ -32,7 +32,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import pyoxigraph as ox  # noqa: E402
-
 import scaled_graph as sg  # noqa: E402
 
 RESULTS = sg.RESULTS / "write_rate.json"
@@ -81,8 +80,12 @@ def main(argv=None) -> None:
             store.bulk_load(path=str(nt_path), format=ox.RdfFormat.N_TRIPLES)
             store.flush()
 
-        writers = {"kg write_store": kg_writer, "kg write_store (parsing)": kg_writer_parsing,
-                   "bulk_extend + flush": extend_only, BASELINE: bulk_load}
+        writers = {
+            "kg write_store": kg_writer,
+            "kg write_store (parsing)": kg_writer_parsing,
+            "bulk_extend + flush": extend_only,
+            BASELINE: bulk_load,
+        }
         times: dict[str, list[float]] = {name: [] for name in writers}
         sizes: dict[str, float] = {}
         for round_no in range(args.rounds):
@@ -103,8 +106,13 @@ def main(argv=None) -> None:
     rows, results = [], {}
     for name, runs in times.items():
         rate = n / min(runs)
-        results[name] = {"best_s": round(min(runs), 3), "runs_s": [round(r, 3) for r in runs],
-                         "triples_per_s": round(rate), "share_of_bulk_load": round(rate / base, 3), "on_disk_mb": sizes[name]}
+        results[name] = {
+            "best_s": round(min(runs), 3),
+            "runs_s": [round(r, 3) for r in runs],
+            "triples_per_s": round(rate),
+            "share_of_bulk_load": round(rate / base, 3),
+            "on_disk_mb": sizes[name],
+        }
         rows.append([name, f"{min(runs):.2f}", f"{rate:,.0f}", f"{rate / base:.0%}", sizes[name]])
     report["writers"] = results
     share = results["kg write_store"]["share_of_bulk_load"]

@@ -45,7 +45,7 @@ class KnowledgeGraph:
         from kg.query import run_query
 
         result = run_query(self.store, sparql, params)
-        return [{v: (row[v].value if row[v] is not None else None) for v in result.variables} for row in result.raw]
+        return [{v: (row[v].value if row[v] is not None else None) for v in result.variables} for row in result.solutions]
 
     def ask(self, name: str, evidence: bool = True, **params: str):
         """A named question of the library (`kg ask`): an Answer with columns and rows."""

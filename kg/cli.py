@@ -22,6 +22,7 @@ import click
 
 from kg import __version__
 from kg.errors import KgError, KgWarning
+from kg.extract.model import CONCEPT_MODES, DEFAULT_CONCEPTS
 
 EXIT_INTERNAL = 3
 DEFAULT_CORPUS = Path("corpus")
@@ -46,11 +47,12 @@ _STRICT_OPTION = click.option(
     is_flag=True,
     help="Stop at the first bad record (a line that is not JSON, no abstract, too long ...) instead of skipping it with a warning.",
 )
-_NER_OPTION = click.option(
-    "--ner/--no-ner",
-    default=False,
+_CONCEPTS_OPTION = click.option(
+    "--concepts",
+    type=click.Choice(CONCEPT_MODES),
+    default=DEFAULT_CONCEPTS,
     show_default=True,
-    help="Add the SciERC-trained recogniser to the rules (it scores lower on modern ML abstracts; see the README).",
+    help='How concepts are found: the trained recogniser alone (default), with the lexicon, with all rules, or the rules alone (README, "Quality, measured").',
 )
 
 
@@ -65,16 +67,20 @@ def _progress(description: str, quiet: bool):
 
 
 _JOBS_OPTION = click.option(
-    "--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
     help="Extraction worker processes (each loads the model once; at most one per CPU kg may use, with a warning when capped); results are the same for any number.",
 )
 
 
-def _extractor(ner: bool, jobs: int = 1, cache: Path | None = None, merge: tuple[Path, ...] = ()):
+def _extractor(concepts: str, jobs: int = 1, cache: Path | None = None, merge: tuple[Path, ...] = ()):
     """The spaCy extractor, behind the extraction cache at ``cache`` when one (or a shard to merge) is given."""
     from kg.extract.extractor import SpacyExtractor
 
-    extractor = SpacyExtractor(use_ner=ner, jobs=jobs)
+    extractor = SpacyExtractor(concepts=concepts, jobs=jobs)
     if cache is None and not merge:
         return extractor
     from kg.extract.cache import CachingExtractor, ExtractionCache, Shard
@@ -91,8 +97,12 @@ def _cache_path(cache: Path | None, no_cache: bool, store: Path) -> Path | None:
 
 
 _CACHE_OPTIONS = [
-    click.option("--cache", type=click.Path(path_type=Path, dir_okay=False), default=None,
-                 help="Extraction cache file (default: extractions.sqlite beside the store): unchanged abstracts are not extracted again."),
+    click.option(
+        "--cache",
+        type=click.Path(path_type=Path, dir_okay=False),
+        default=None,
+        help="Extraction cache file (default: extractions.sqlite beside the store): unchanged abstracts are not extracted again.",
+    ),
     click.option("--no-cache", is_flag=True, help="Extract every abstract afresh and keep no cache."),
 ]
 
@@ -127,19 +137,46 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @_CORPUS_FORMAT_OPTION
 @click.option("--extract/--no-extract", default=True, show_default=True, help="Run the spaCy extraction (concepts, claims, relations).")
 @_STRICT_OPTION
-@_NER_OPTION
+@_CONCEPTS_OPTION
 @_JOBS_OPTION
 @_cache_options
-@click.option("--cache-from", "merge", multiple=True, type=click.Path(path_type=Path, exists=True, dir_okay=False),
-              help="Take extractions from another cache file first, e.g. one `kg extract --shard` filled (repeatable). "
-                   "Only its records of this build's abstracts are taken, each checked against its abstract: one that fails is counted in a warning "
-                   "and its paper extracted afresh. A file that is not such a cache, or holds only another pipeline version's records, is an error.")
-@click.option("--page/--no-page", default=True, show_default=True, help="Also write the overview page, exports/kg.html (it reads the whole graph: skip it for huge corpora).")
-@click.option("--incremental/--afresh", default=True, show_default=True,
-              help="Add new papers to the previous graph when that gives exactly the graph a fresh build would (it says when it cannot), or always build afresh.")
+@click.option(
+    "--cache-from",
+    "merge",
+    multiple=True,
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    help="Take extractions from another cache file first, e.g. one `kg extract --shard` filled (repeatable). "
+    "Only its records of this build's abstracts are taken, each checked against its abstract: one that fails is counted in a warning "
+    "and its paper extracted afresh. A file that is not such a cache, or holds only another pipeline version's records, is an error.",
+)
+@click.option(
+    "--page/--no-page",
+    default=True,
+    show_default=True,
+    help="Also write the overview page, exports/kg.html (it reads the whole graph: skip it for huge corpora).",
+)
+@click.option(
+    "--incremental/--afresh",
+    default=True,
+    show_default=True,
+    help="Add new papers to the previous graph when that gives exactly the graph a fresh build would (it says when it cannot), or always build afresh.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
-def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extract: bool, strict: bool, ner: bool, jobs: int,
-          cache: Path | None, no_cache: bool, merge: tuple[Path, ...], page: bool, incremental: bool, quiet: bool) -> None:
+def build(
+    paths: tuple[Path, ...],
+    store: Path | None,
+    corpus_format: str,
+    extract: bool,
+    strict: bool,
+    concepts: str,
+    jobs: int,
+    cache: Path | None,
+    no_cache: bool,
+    merge: tuple[Path, ...],
+    page: bool,
+    incremental: bool,
+    quiet: bool,
+) -> None:
     """Read PATHS (files or folders; default: corpus/) and build the graph store.
 
     The store then holds exactly the graph of PATHS: building again with other
@@ -157,7 +194,7 @@ def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extra
 
     store = _store_path(store)
     # A folder kg may not replace is refused before anything is made (the cache beside it too).
-    extractor = _extractor(ner, jobs, _cache_path(cache, no_cache, store_target(store)), merge) if extract else None
+    extractor = _extractor(concepts, jobs, _cache_path(cache, no_cache, store_target(store)), merge) if extract else None
     drafts = []
 
     def draw_page(graph):  # from the new graph, before it is swapped in: a page that cannot be written changes nothing
@@ -181,20 +218,23 @@ def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extra
         for _, unused in drafts:
             unused.discard()  # nothing, once committed
     if not quiet:
+        counted = extractor.extracted if extractor is not None and hasattr(extractor, "extracted") else None  # only the cache counts them
         if report.added is not None:
             how = f"added {report.added} new papers to the previous graph" if report.added else "the previous graph already had every paper"
-            from_cache = report.added - extractor.extracted if hasattr(extractor, "extracted") else None
+            from_cache = report.added - counted if counted is not None else None
         else:
             how = f"built afresh: {report.rebuilt_because}"
-            from_cache = report.papers - extractor.extracted if hasattr(extractor, "extracted") else None
-        extracted = f"; {extractor.extracted} abstracts extracted, {from_cache} from the cache" if from_cache is not None else ""
+            from_cache = report.papers - counted if counted is not None else None
+        extracted = f"; {counted} abstracts extracted, {from_cache} from the cache" if from_cache is not None else ""
         click.echo(
             f"Built {store}: {report.papers} papers ({report.records} records from {report.files} files, "
             f"{report.duplicates} duplicates merged), {report.authors} authors, {report.triples} triples{extracted} ({how})."
         )
     if drafts and not quiet:
         view, drawn = drafts[-1]
-        click.echo(f"Wrote {drawn.out}: {len(view.nodes)} nodes, {len(view.edges)} links (open it in a browser; `kg viz --help` draws other parts).")
+        click.echo(
+            f"Wrote {drawn.out}: {len(view.nodes)} nodes, {len(view.edges)} links (open it in a browser; `kg viz --help` draws other parts)."
+        )
 
 
 @cli.command()
@@ -202,12 +242,32 @@ def build(paths: tuple[Path, ...], store: Path | None, corpus_format: str, extra
 @click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="Write JSON Lines here (default: standard output).")
 @_CORPUS_FORMAT_OPTION
 @_STRICT_OPTION
-@_NER_OPTION
+@_CONCEPTS_OPTION
 @_JOBS_OPTION
-@click.option("--shard", default=None, metavar="I/N", help="Only shard I of N (0 <= I < N): a fixed share of the papers, by their IRI, for running N machines.")
-@click.option("--cache", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Also keep the extractions in this cache file (give it to `kg build --cache-from`).")
+@click.option(
+    "--shard",
+    default=None,
+    metavar="I/N",
+    help="Only shard I of N (0 <= I < N): a fixed share of the papers, by their IRI, for running N machines.",
+)
+@click.option(
+    "--cache",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Also keep the extractions in this cache file (give it to `kg build --cache-from`).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def extract(paths: tuple[Path, ...], out: Path | None, corpus_format: str, strict: bool, ner: bool, jobs: int, shard: str | None, cache: Path | None, quiet: bool) -> None:
+def extract(
+    paths: tuple[Path, ...],
+    out: Path | None,
+    corpus_format: str,
+    strict: bool,
+    concepts: str,
+    jobs: int,
+    shard: str | None,
+    cache: Path | None,
+    quiet: bool,
+) -> None:
     """Run only the extraction on PATHS (default: corpus/) and write one JSON object per paper.
 
     Each line: {"id", "title", "concepts": [{"type", "text", "start", "end",
@@ -219,7 +279,7 @@ def extract(paths: tuple[Path, ...], out: Path | None, corpus_format: str, stric
 
     lines = extract_jsonl(
         paths or [DEFAULT_CORPUS],
-        _extractor(ner, jobs, cache),
+        _extractor(concepts, jobs, cache),
         format=None if corpus_format == "auto" else corpus_format,
         progress=_progress("extracting", quiet),
         shard=_parse_shard(shard),
@@ -245,39 +305,62 @@ def _parse_shard(text: str | None) -> tuple[int, int] | None:
     return int(index), int(count)
 
 
+#: ``kg eval --only`` names (kg.training.evaluation.NAMES, which a test checks; listed here so --help needs no spaCy).
+_EVAL_NAMES = ("scier", "scirex", "scierc", "claims", "devset", "arxiv-dev", "arxiv-test")
+
+
 @cli.command(name="eval")
-@click.option("--benchmarks", type=click.Path(path_type=Path, file_okay=False), default=None, help="Folder holding scierc/ and csabstruct/ (default: ../shared/benchmarks beside the repository).")
-@click.option("--devset", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Hand-checked dev set (default: tests/data/devset.jsonl).")
-@click.option("--only", type=click.Choice(["scierc", "claims", "devset"]), multiple=True, help="Run only these benchmarks (repeatable).")
+@click.option(
+    "--benchmarks",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Folder holding scier/, scirex/, scierc/ and csabstruct/ (default: ../shared/benchmarks beside the repository).",
+)
+@click.option(
+    "--shared",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Folder holding the arXiv corpus, corpora/arxiv-cs-2025/abstracts.jsonl.gz (default: ../shared beside the repository).",
+)
+@click.option(
+    "--devset",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Hand-checked dev set (default: tests/data/devset.jsonl).",
+)
+@click.option(
+    "--only",
+    type=click.Choice(_EVAL_NAMES),
+    multiple=True,
+    help="Run only these benchmarks (repeatable). Default: all but arxiv-test, the held-out set, which runs only when named.",
+)
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
-def evaluate(benchmarks: Path | None, devset: Path | None, only: tuple[str, ...], fmt: str) -> None:
-    """Score the extractor: SciERC test entities and relations, CSAbstruct test
-    claim sentences (deduplicated) and the hand-checked dev set of the corpus.
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def evaluate(benchmarks: Path | None, shared: Path | None, devset: Path | None, only: tuple[str, ...], fmt: str, quiet: bool) -> None:
+    """Score the extraction pipelines (the default and its baseline) on SciER
+    test and test_ood (concepts and mapped relations), the SciREX held-out
+    split, SciERC test, CSAbstruct test claim sentences (deduplicated), the
+    hand-checked dev set and kg's arXiv dev annotation, each figure beside its
+    published or measured baseline.
 
-    All figures are strict precision / recall / F1 in percent.
+    All figures are strict precision / recall / F1 in percent. The benchmark
+    files are expected in ../shared/benchmarks beside the repository (--benchmarks
+    DIR points elsewhere), the arXiv corpus in
+    ../shared/corpora/arxiv-cs-2025/abstracts.jsonl.gz (--shared DIR). A
+    benchmark whose files are missing is skipped with one line on stderr; the
+    exit code is 0 when any benchmark ran, 2 when none could.
     """
-    from kg.extract.evaluation import DEVSET, evaluate_claims, evaluate_devset, evaluate_scierc
-    from kg.extract.pipeline import build_nlp
+    from kg.training.evaluation import Locations, result_table, run_benchmarks
 
-    wanted = set(only) or {"scierc", "claims", "devset"}
-    path = devset or DEVSET
-    if "devset" in wanted and not path.is_file():
-        raise KgError(f"{path}: no dev set here; run from the repository root or pass --devset")
-    # Both pipelines: the default (rules) and the one with the SciERC-trained kg_ner.
-    pipelines = [build_nlp(use_ner=False), build_nlp(use_ner=True)]
-    rows = []
-    for nlp in pipelines:
-        if "scierc" in wanted:
-            rows += evaluate_scierc(nlp, benchmarks)
-        if "devset" in wanted:
-            rows += evaluate_devset(nlp, path)
-    if "claims" in wanted:
-        rows += evaluate_claims(benchmarks)
-    header = ["benchmark", "pipeline", "measure", "label", "P", "R", "F1", "gold", "predicted", "correct"]
-    table = [
-        [r.benchmark, r.pipeline, r.measure, r.label, f"{100 * r.score.precision:.1f}", f"{100 * r.score.recall:.1f}", f"{100 * r.score.f1:.1f}", r.score.gold, r.score.predicted, r.score.correct]
-        for r in sorted(rows, key=lambda r: (r.benchmark, r.measure, r.pipeline))
-    ]
+    where = Locations(benchmarks, shared, *([devset] if devset is not None else []))
+
+    def skipped(title: str, why: str) -> None:
+        click.echo(f"kg: skipped {title}: {why}", err=True)
+
+    rows, missed = run_benchmarks(only, where, progress=lambda description: _progress(description, quiet), on_skip=skipped)
+    if not rows:
+        raise KgError(f"no benchmark could run ({len(missed)} skipped, see above); point --benchmarks, --shared or --devset at their files")
+    header, table = result_table(rows)
     click.echo(_tabular(header, table, fmt), nl=False)
 
 
@@ -311,7 +394,12 @@ def _finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
 
 
 _TIMEOUT_OPTION = click.option(
-    "--timeout", type=click.FloatRange(min=0), callback=_finite, default=60, show_default=True, metavar="SECONDS",
+    "--timeout",
+    type=click.FloatRange(min=0),
+    callback=_finite,
+    default=60,
+    show_default=True,
+    metavar="SECONDS",
     help="Stop a query still running after this long, with an error (0: no limit).",
 )
 
@@ -325,8 +413,16 @@ _TIMEOUT_OPTION = click.option(
 @click.option("--endpoint", default=None, help="Run against a remote SPARQL 1.1 endpoint (its query URL) instead of the store.")
 @_TIMEOUT_OPTION
 @_STORE_OPTION
-def query(sparql: str | None, query_file: str | None, params: tuple[str, ...], fmt: str, list_library: bool, endpoint: str | None,
-          timeout: float, store: Path | None) -> None:
+def query(
+    sparql: str | None,
+    query_file: str | None,
+    params: tuple[str, ...],
+    fmt: str,
+    list_library: bool,
+    endpoint: str | None,
+    timeout: float,
+    store: Path | None,
+) -> None:
     """Run a SPARQL query (SELECT, ASK, CONSTRUCT or DESCRIBE) against the store.
 
     Standard prefixes (kg, dcterms, foaf, skos, prov, rdf, rdfs, owl, xsd,
@@ -351,6 +447,7 @@ def query(sparql: str | None, query_file: str | None, params: tuple[str, ...], f
         missing = [name for name in named.params if name not in bindings]
         if missing:
             raise click.UsageError(f"query {named.name!r} needs " + " ".join(f"--param {m}=VALUE" for m in missing))
+    assert sparql is not None  # the argument, or the -f query: exactly one was given (checked above)
     if endpoint:
         from kg.query.remote import run_remote_query
 
@@ -379,7 +476,14 @@ def _graph(store: Path | None):
 
 
 @cli.command()
-@click.option("--by", "measure", type=click.Choice(["pagerank", "degree", "betweenness"]), default="pagerank", show_default=True, help="Centrality measure.")
+@click.option(
+    "--by",
+    "measure",
+    type=click.Choice(["pagerank", "degree", "betweenness"]),
+    default="pagerank",
+    show_default=True,
+    help="Centrality measure.",
+)
 @click.option("--type", "types", multiple=True, type=click.Choice(_NODE_TYPES), help="Only these types (repeatable; default: all).")
 @click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, help="Rows per type (0: all).")
 @_TABLE_FORMAT_OPTION
@@ -393,13 +497,27 @@ def top(measure: str, types: tuple[str, ...], limit: int, fmt: str, store: Path 
     from kg.analysis import top as rank
 
     rows = rank(_graph(store), measure, types or tuple(_NODE_TYPES), limit)
-    click.echo(_tabular(["type", "rank", "label", measure, "papers", "iri"], [[r.type, r.rank, r.label, f"{r.score:.6g}", r.papers, r.iri] for r in rows], fmt), nl=False)
+    click.echo(
+        _tabular(
+            ["type", "rank", "label", measure, "papers", "iri"],
+            [[r.type, r.rank, r.label, f"{r.score:.6g}", r.papers, r.iri] for r in rows],
+            fmt,
+        ),
+        nl=False,
+    )
 
 
 @cli.command()
 @click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, help="Communities to list, largest first (0: all).")
 @click.option("--members", type=click.IntRange(min=1), default=8, show_default=True, help="Members listed per community.")
-@click.option("--resolution", type=click.FloatRange(min=0, min_open=True), callback=_finite, default=1.0, show_default=True, help="Louvain resolution: higher gives more, smaller communities.")
+@click.option(
+    "--resolution",
+    type=click.FloatRange(min=0, min_open=True),
+    callback=_finite,
+    default=1.0,
+    show_default=True,
+    help="Louvain resolution: higher gives more, smaller communities.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Louvain seed; the same seed gives the same communities.")
 @_TABLE_FORMAT_OPTION
 @_STORE_OPTION
@@ -414,7 +532,9 @@ def communities(limit: int, members: int, resolution: float, seed: int, fmt: str
     found = find(_graph(store), resolution=resolution, seed=seed)
     found = found[:limit] if limit else found
     if not found:
-        click.echo(f"kg: no community of 3 or more concepts at --resolution {resolution:g} (a lower resolution gives fewer, larger ones)", err=True)
+        click.echo(
+            f"kg: no community of 3 or more concepts at --resolution {resolution:g} (a lower resolution gives fewer, larger ones)", err=True
+        )
         if fmt == "table":
             return
     if fmt == "json":
@@ -430,8 +550,15 @@ _MAX_PATHS = 100  # each further path costs a search per node of the one before:
 @cli.command()
 @click.argument("source")
 @click.argument("target")
-@click.option("-k", "--paths", "k", type=click.IntRange(min=1, max=_MAX_PATHS), default=3, show_default=True, help="How many paths (shortest first).")
-@click.option("--through", multiple=True, type=click.Choice(_NODE_TYPES), help="Only pass through these types (repeatable), e.g. --through Dataset --through Paper.")
+@click.option(
+    "-k", "--paths", "k", type=click.IntRange(min=1, max=_MAX_PATHS), default=3, show_default=True, help="How many paths (shortest first)."
+)
+@click.option(
+    "--through",
+    multiple=True,
+    type=click.Choice(_NODE_TYPES),
+    help="Only pass through these types (repeatable), e.g. --through Dataset --through Paper.",
+)
 @click.option("--max-hops", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--evidence", is_flag=True, help="Show the paper and sentence behind each hop.")
 @_TABLE_FORMAT_OPTION
@@ -450,7 +577,10 @@ def path(source: str, target: str, k: int, through: tuple[str, ...], max_hops: i
     graph = _graph(store)
     found = paths(graph, resolve(graph, source), resolve(graph, target), k, through or None, max_hops)
     if not found:
-        click.echo(f"kg: no path from {source!r} to {target!r} within {max_hops} hops" + (f" through {', '.join(through)}" if through else ""), err=True)
+        click.echo(
+            f"kg: no path from {source!r} to {target!r} within {max_hops} hops" + (f" through {', '.join(through)}" if through else ""),
+            err=True,
+        )
         raise click.exceptions.Exit(1)
     header = ["path", "hop", "from", "relation", "to"] + (["evidence paper", "evidence sentence"] if evidence else [])
     rows = []
@@ -474,7 +604,8 @@ def path(source: str, target: str, k: int, through: tuple[str, ...], max_hops: i
 def similar(paper: str, limit: int, shared: int, fmt: str, store: Path | None) -> None:
     """Papers sharing the most concepts with PAPER (a title, label or IRI),
     each shared concept weighted by how rare it is in the corpus."""
-    from kg.analysis import resolve, similar as find
+    from kg.analysis import resolve
+    from kg.analysis import similar as find
 
     graph = _graph(store)
     found = find(graph, resolve(graph, paper, {"Paper"}), limit)
@@ -484,7 +615,9 @@ def similar(paper: str, limit: int, shared: int, fmt: str, store: Path | None) -
 
 @cli.command()
 @click.argument("name")
-@click.option("--type", "concept_type", type=click.Choice(["Method", "Dataset", "Task", "Metric"]), default=None, help="Only concepts of this type.")
+@click.option(
+    "--type", "concept_type", type=click.Choice(["Method", "Dataset", "Task", "Metric"]), default=None, help="Only concepts of this type."
+)
 @click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, help="Papers to list per concept (0: all).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @_STORE_OPTION
@@ -517,7 +650,10 @@ def _concept_text(report, limit: int) -> str:
         lines.append(f"  same as: <{report.exact_match}>")
     if report.alt_labels:
         lines.append("  also: " + "; ".join(report.alt_labels))
-    lines.append(f"  mentioned by {len(report.papers)} paper{'s' if len(report.papers) != 1 else ''}" + (f", proposed by {proposing}" if proposing else ""))
+    lines.append(
+        f"  mentioned by {len(report.papers)} paper{'s' if len(report.papers) != 1 else ''}"
+        + (f", proposed by {proposing}" if proposing else "")
+    )
     for related in report.hierarchy:
         lines.append(f"  {related.direction}: {related.label}  [{related.rules}]")
     lines.append("  forms, and why each is this concept:")
@@ -527,24 +663,60 @@ def _concept_text(report, limit: int) -> str:
     shown = report.papers if limit == 0 else report.papers[:limit]
     for paper in shown:
         lines.append(f"    {'[proposes] ' if paper.proposed else ''}{paper.label}  <{paper.iri}>")
-        lines.append(f"      \"{paper.evidence}\"")
+        lines.append(f'      "{paper.evidence}"')
     if len(shown) < len(report.papers):
         lines.append(f"    ... and {len(report.papers) - len(shown)} more (--limit 0 shows all)")
     return "\n".join(lines)
 
 
 @cli.command()
-@click.option("--focus", metavar="LABEL", default=None, help="Draw the neighbourhood of this concept, paper or author (label, title, name or IRI).")
+@click.option(
+    "--focus", metavar="LABEL", default=None, help="Draw the neighbourhood of this concept, paper or author (label, title, name or IRI)."
+)
 @click.option("--depth", type=click.IntRange(min=1), default=None, help="Hops around --focus drawn (default: 1).")
-@click.option("--path", "path_ends", nargs=2, metavar="A B", default=None, help="Draw the shortest paths from A to B, as `kg path A B` finds them.")
-@click.option("--community", type=click.IntRange(min=1), default=None, help="Draw community N of `kg communities`: its concepts and the papers linking them.")
-@click.option("--query", "query_file", type=click.Path(path_type=Path, dir_okay=False), default=None, help="Draw the triples of the SPARQL CONSTRUCT (or DESCRIBE) query in FILE.rq.")
-@click.option("--limit", type=click.IntRange(min=0), default=300, show_default=True, help="Most nodes drawn; beyond it the most central are kept and the page says so (0: all).")
-@click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="Output page (default: exports/kg.html for the whole graph, exports/kg-focus-LABEL.html, kg-path-A--B.html ... for the others).")
+@click.option(
+    "--path", "path_ends", nargs=2, metavar="A B", default=None, help="Draw the shortest paths from A to B, as `kg path A B` finds them."
+)
+@click.option(
+    "--community",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Draw community N of `kg communities`: its concepts and the papers linking them.",
+)
+@click.option(
+    "--query",
+    "query_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Draw the triples of the SPARQL CONSTRUCT (or DESCRIBE) query in FILE.rq.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=300,
+    show_default=True,
+    help="Most nodes drawn; beyond it the most central are kept and the page says so (0: all).",
+)
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Output page (default: exports/kg.html for the whole graph, exports/kg-focus-LABEL.html, kg-path-A--B.html ... for the others).",
+)
 @click.option("--title", default=None, help="Page title (default: says what is drawn).")
 @_STORE_OPTION
-def viz(focus: str | None, depth: int | None, path_ends: tuple[str, str] | None, community: int | None, query_file: Path | None,
-        limit: int, out: Path | None, title: str | None, store: Path | None) -> None:
+def viz(
+    focus: str | None,
+    depth: int | None,
+    path_ends: tuple[str, str] | None,
+    community: int | None,
+    query_file: Path | None,
+    limit: int,
+    out: Path | None,
+    title: str | None,
+    store: Path | None,
+) -> None:
     """Draw the graph, or part of it, as one interactive HTML page that works offline.
 
     With no option: the whole graph, or its --limit most central nodes when it
@@ -555,7 +727,11 @@ def viz(focus: str | None, depth: int | None, path_ends: tuple[str, str] | None,
     sentences behind a node or link, click a paper for its authors and claims.
     An unknown name lists close matches (exit 2); exit 1 when --path finds no path.
     """
-    chosen = [name for name, value in (("--focus", focus), ("--path", path_ends), ("--community", community), ("--query", query_file)) if value is not None]
+    chosen = [
+        name
+        for name, value in (("--focus", focus), ("--path", path_ends), ("--community", community), ("--query", query_file))
+        if value is not None
+    ]
     if len(chosen) > 1:
         raise click.UsageError(f"{' and '.join(chosen)}: choose one of them")
     if depth is not None and focus is None:
@@ -563,17 +739,37 @@ def viz(focus: str | None, depth: int | None, path_ends: tuple[str, str] | None,
     from kg.graph import open_store
     from kg.views import ViewSpec, draw
 
-    spec = ViewSpec(focus, depth or 1, tuple(path_ends) if path_ends else None, community, query_file, limit, title)
+    spec = ViewSpec(focus, depth or 1, (path_ends[0], path_ends[1]) if path_ends else None, community, query_file, limit, title)
     view, page = draw(open_store(_store_path(store)), spec, out)
     click.echo(f"Wrote {page}: {len(view.nodes)} nodes, {len(view.edges)} links (open it in a browser).")
 
 
 @cli.command()
-@click.option("--format", "fmt", type=click.Choice(["ttl", "nt", "jsonld", "trig", "nq", "all"]), default="ttl", show_default=True,
-              help="Turtle, N-Triples, JSON-LD, TriG, N-Quads, or all (the first four).")
-@click.option("--out", "-o", type=click.Path(path_type=Path), default=None, help="Output file (default: exports/kg.FORMAT); with --format all, a folder (default: exports).")
-@click.option("--graph", "graph_iri", default=None, metavar="IRI", help="Put the triples in this named graph in TriG and N-Quads (default: the default graph, as in the store).")
-@click.option("--license", "license_iri", default=None, help="License IRI for the VoID description (default: the SPDX MIT license of kg's output).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["ttl", "nt", "jsonld", "trig", "nq", "all"]),
+    default="ttl",
+    show_default=True,
+    help="Turtle, N-Triples, JSON-LD, TriG, N-Quads, or all (the first four).",
+)
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Output file (default: exports/kg.FORMAT); with --format all, a folder (default: exports).",
+)
+@click.option(
+    "--graph",
+    "graph_iri",
+    default=None,
+    metavar="IRI",
+    help="Put the triples in this named graph in TriG and N-Quads (default: the default graph, as in the store).",
+)
+@click.option(
+    "--license", "license_iri", default=None, help="License IRI for the VoID description (default: the SPDX MIT license of kg's output)."
+)
 @_STORE_OPTION
 def export(fmt: str, out: Path | None, graph_iri: str | None, license_iri: str | None, store: Path | None) -> None:
     """Write the whole graph (sorted, deterministic) and its VoID description.
@@ -591,7 +787,10 @@ def export(fmt: str, out: Path | None, graph_iri: str | None, license_iri: str |
     formats = ["ttl", "nt", "jsonld", "trig"] if fmt == "all" else [fmt]
     folder = (out or DEFAULT_EXPORT.parent) if fmt == "all" else (out or DEFAULT_EXPORT).parent
     if folder.exists() and not folder.is_dir():
-        raise click.BadParameter(f"{folder} is a file; with --format all, --out names a folder" if fmt == "all" else f"{folder} is a file, not a folder", param_hint="--out")
+        raise click.BadParameter(
+            f"{folder} is a file; with --format all, --out names a folder" if fmt == "all" else f"{folder} is a file, not a folder",
+            param_hint="--out",
+        )
     if out is not None and fmt != "all" and out.is_dir():
         raise click.BadParameter(f"{out} is a folder; give a file name, e.g. {out / ('kg.' + fmt)}", param_hint="--out")
     void = folder / "void.ttl"
@@ -641,10 +840,23 @@ def validate(file: Path | None, limit: int, fmt: str, store: Path | None) -> Non
 
 
 @cli.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind; anything but a loopback address exposes the store to the network.")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to bind; anything but a loopback address exposes the store to the network.",
+)
 @click.option("--port", type=click.IntRange(1, 65535), default=7878, show_default=True)
 @click.option("--writable", is_flag=True, help="Accept SPARQL Update and Graph Store writes (default: read-only).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), callback=_finite, default=60, show_default=True, metavar="SECONDS", help="Longest a request may run; a query still unanswered then gets HTTP 503.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    callback=_finite,
+    default=60,
+    show_default=True,
+    metavar="SECONDS",
+    help="Longest a request may run; a query still unanswered then gets HTTP 503.",
+)
 @_STORE_OPTION
 def serve(host: str, port: int, writable: bool, timeout: float, store: Path | None) -> None:
     """Serve the store over the SPARQL 1.1 Protocol, with a query page (YASGUI).
@@ -663,11 +875,21 @@ def serve(host: str, port: int, writable: bool, timeout: float, store: Path | No
 
 
 @cli.command()
-@click.option("--endpoint", required=True, help="The SPARQL 1.1 Graph Store Protocol URL, e.g. http://localhost:7878/store or http://host:3030/ds/data.")
+@click.option(
+    "--endpoint",
+    required=True,
+    help="The SPARQL 1.1 Graph Store Protocol URL, e.g. http://localhost:7878/store or http://host:3030/ds/data.",
+)
 @click.option("--graph", "graph_iri", default=None, help="Named graph to replace (default: the endpoint's default graph).")
-@click.option("--update-endpoint", default=None, help="SPARQL Update URL for the atomic swap of a chunked upload (default: guessed from --endpoint).")
+@click.option(
+    "--update-endpoint", default=None, help="SPARQL Update URL for the atomic swap of a chunked upload (default: guessed from --endpoint)."
+)
 @click.option("--chunk-size", type=click.IntRange(min=1), default=50_000, show_default=True, help="Triples per request.")
-@click.option("--in-place", is_flag=True, help="Replace the graph chunk by chunk, with no staging graph and no update endpoint (readers, and a failure, can see it part-way).")
+@click.option(
+    "--in-place",
+    is_flag=True,
+    help="Replace the graph chunk by chunk, with no staging graph and no update endpoint (readers, and a failure, can see it part-way).",
+)
 @_STORE_OPTION
 def push(endpoint: str, graph_iri: str | None, update_endpoint: str | None, chunk_size: int, in_place: bool, store: Path | None) -> None:
     """Upload the graph to another triple store, replacing its default graph (or --graph).
@@ -809,7 +1031,9 @@ def main(argv: list[str] | None = None) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("always", KgWarning)
         warnings.showwarning = _show_warning
-        previous = signal.signal(signal.SIGTERM, _terminating(os.getpid())) if threading.current_thread() is threading.main_thread() else None
+        previous = (
+            signal.signal(signal.SIGTERM, _terminating(os.getpid())) if threading.current_thread() is threading.main_thread() else None
+        )
         try:
             return _run(argv, debug)
         finally:

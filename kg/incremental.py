@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pyoxigraph import Quad, Store
+from pyoxigraph import NamedNode, Quad, Store
 
 from kg.extract import Extractor
 from kg.graph.build import broader_quads, concept_quads, extraction_quads, paper_quads, source_quads
@@ -41,7 +41,7 @@ from kg.graph.store import WRITE_CHUNK, Finish, update_store
 from kg.link.concepts import ConceptLinker
 from kg.link.hierarchy import head_noun_link, hearst_links, load_hearst_patterns
 from kg.link.identity import component_iri, source_iri
-from kg.records import BroaderLink, Concept, LinkedPaper
+from kg.records import BroaderLink, Concept, Extraction, LinkedPaper
 
 __all__ = ["Increment", "add_papers", "settings_digest"]
 
@@ -60,7 +60,8 @@ def settings_digest(extractors: Sequence[Extractor]) -> str | None:
         parts.append(f"{extractor.name}={version}")
     code = hashlib.sha256()
     for path in sorted(_PACKAGE.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
+        # Training code never runs in a build: retraining changes the weights, which count.
+        if path.is_file() and "__pycache__" not in path.parts and path.relative_to(_PACKAGE).parts[0] != "training":
             code.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())
     return hashlib.sha256("\n".join([*parts, code.hexdigest()]).encode()).hexdigest()
 
@@ -106,8 +107,8 @@ class _Delta:
             state.set_cases(self.cases)
             for row in self.groups:
                 state.set_group(*row)
-            for row in self.relation_ends:
-                state.set_relation_end(*row)
+            for end in self.relation_ends:
+                state.set_relation_end(*end)
             state.replace_links(self.removed_links, self.added_links)
             state.set_heads(self.concepts)
             # An agent's own triples go only with the last link its rule made.
@@ -192,7 +193,7 @@ def _plan(state: BuildState, settings: str, papers: Sequence[LinkedPaper], extra
         delta.additions.update(paper_quads(paper))
     if not extractors or not delta.papers:
         return delta
-    extractions = []
+    extractions: list[Extraction] = []
     for number, extractor in enumerate(extractors):
         found = extractor.extract(delta.papers)
         extractions += progress(found, len(delta.papers)) if progress and number == 0 else found
@@ -234,7 +235,7 @@ def _link(state: BuildState, delta: _Delta, extractions: list, abstracts: dict[s
         concepts = linker.link(extraction)
         abstract = abstracts[extraction.paper_iri]
         delta.additions.update(extraction_quads(extraction, abstract, concepts))
-        hearst += hearst_links(extraction, abstract, lambda m, c=concepts: (c.mention_concept(c.paper_iri, m), c.mention_type(m)), patterns)
+        hearst += hearst_links(extraction, abstract, concepts.concept_of, patterns)
 
     touched = sorted(linker.touched())
     known = state.concept_keys()
@@ -292,8 +293,8 @@ def _relink_hierarchy(state: BuildState, delta: _Delta, hearst: list[BroaderLink
     def kept(links: dict) -> set[BroaderLink]:
         return {link for (n, b), found in links.items() if not links[(b, n)] for link in found}
 
-    before = {q for link in kept(old) for q in broader_quads(link, abstracts)}
-    after = {q for link in kept(new) for q in broader_quads(link, abstracts)}
-    _replace(delta, before, after)
+    quads_before = {q for link in kept(old) for q in broader_quads(link, abstracts)}
+    quads_after = {q for link in kept(new) for q in broader_quads(link, abstracts)}
+    _replace(delta, quads_before, quads_after)
     agents = {component_iri(f"kg_hierarchy#{link.rule}"): link.rule for links in old.values() for link in links}
-    delta.agents = {q: agents[q.subject] for q in delta.removals if q.subject in agents}
+    delta.agents = {q: agents[q.subject] for q in delta.removals if isinstance(q.subject, NamedNode) and q.subject in agents}

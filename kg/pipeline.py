@@ -13,11 +13,11 @@ from pyoxigraph import Quad, Store
 
 from kg.corpus import read_paths
 from kg.extract import Extractor
+from kg.extract.cache import decode_extraction, encode_extraction
 from kg.graph import DEFAULT_STORE, broader_quads, concept_quads, extraction_quads, paper_quads, write_store
 from kg.graph.state import STATE_FILE, BuildState
 from kg.graph.store import store_target
 from kg.incremental import Increment, add_papers, settings_digest
-from kg.extract.cache import decode_extraction, encode_extraction
 from kg.link import link_papers
 from kg.link.concepts import ConceptLinker
 from kg.link.hierarchy import head_noun_links, hearst_links, load_hearst_patterns, without_contradictions
@@ -111,7 +111,7 @@ def graph_quads(
             concepts = linker.link(extraction)
             abstract = abstracts[extraction.paper_iri]
             yield from extraction_quads(extraction, abstract, concepts)
-            links += hearst_links(extraction, abstract, lambda m, c=concepts: (c.mention_concept(c.paper_iri, m), c.mention_type(m)), patterns)
+            links += hearst_links(extraction, abstract, concepts.concept_of, patterns)
     finally:
         spill.close()
     found = linker.concepts()

@@ -33,7 +33,7 @@ __all__ = [
 #: Concept types an extractor may report; each is a subclass of kg:Concept.
 CONCEPT_TYPES = ("Method", "Dataset", "Task", "Metric")
 #: Relations between concepts an extractor may report; each is a kg: property.
-RELATION_TYPES = ("evaluatedOn", "usedFor", "uses", "outperforms")
+RELATION_TYPES = ("evaluatedOn", "usedFor", "uses", "outperforms", "comparedWith", "trainedOn", "benchmarkFor")
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,7 @@ KG = Namespace(
     """
     Paper Concept Method Dataset Task Metric Claim Mention Topic Venue
     Authorship SourceFile SourceRecord RelationMention
-    mentions proposes hasClaim evaluatedOn usedFor uses outperforms
+    mentions proposes hasClaim evaluatedOn usedFor uses outperforms comparedWith trainedOn benchmarkFor
     hasAuthorship author authorPosition award derivedLabel nameKey
     hasMention mentionOf inPaper startOffset endOffset sentenceStart sentenceEnd
     sentence confidence
@@ -88,8 +88,21 @@ PROV = Namespace(
 #: Where the graph's own resources live; one sub-path per kind of thing.
 BASE = "https://w3id.org/kg/"
 RESOURCE_KINDS = (
-    "paper", "authorship", "person", "topic", "venue", "source", "record",
-    "concept", "form", "broader", "mention", "claim", "relation", "component", "graph",
+    "paper",
+    "authorship",
+    "person",
+    "topic",
+    "venue",
+    "source",
+    "record",
+    "concept",
+    "form",
+    "broader",
+    "mention",
+    "claim",
+    "relation",
+    "component",
+    "graph",
 )
 
 

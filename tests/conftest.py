@@ -38,6 +38,19 @@ def extracted_store(tmp_path_factory) -> Path:
     return store
 
 
+@pytest.fixture(scope="session")
+def rules_store(tmp_path_factory) -> Path:
+    """The shipped corpus built with the recogniser-free concept rules (`--concepts rules`):
+    the concept-linking and analysis tests pin what the linking and analysis stages
+    make of that extraction, which the rules were tuned on; the default recogniser is
+    tested on kg's arXiv annotation (tests/test_recogniser.py, `kg eval`) and end to end."""
+    from kg.extract.extractor import SpacyExtractor
+
+    store = tmp_path_factory.mktemp("rules") / "store"
+    build([CORPUS], store=store, extractors=[SpacyExtractor(concepts="rules")])
+    return store
+
+
 @pytest.fixture
 def run(capsys):
     """Run ``kg ARGS...`` in-process; return (exit code, stdout, stderr)."""

@@ -81,9 +81,16 @@ def labels(graph, nodes):
 def test_projections_by_hand(graph):
     assert sorted(d["type"] for _, d in graph.nodes(data=True)).count("Paper") == 4
     authors = coauthorship(graph)
-    assert {tuple(sorted(labels(authors, e))) + (d["weight"],) for *e, d in authors.edges(data=True)} == {("Ann", "Bob", 1), ("Bob", "Cid", 1)}
+    assert {tuple(sorted(labels(authors, e))) + (d["weight"],) for *e, d in authors.edges(data=True)} == {
+        ("Ann", "Bob", 1),
+        ("Bob", "Cid", 1),
+    }
     concepts = concept_cooccurrence(graph)
-    assert {tuple(sorted(labels(concepts, e))) for *e, _ in concepts.edges(data=True)} == {("ImageNet", "LoRA"), ("CIFAR-10", "LoRA"), ("BLEU", "CIFAR-10")}
+    assert {tuple(sorted(labels(concepts, e))) for *e, _ in concepts.edges(data=True)} == {
+        ("ImageNet", "LoRA"),
+        ("CIFAR-10", "LoRA"),
+        ("BLEU", "CIFAR-10"),
+    }
     relations = typed_relations(graph)
     [(head, tail, data)] = relations.edges(data=True)
     assert labels(relations, [head, tail]) == ["LoRA", "ImageNet"]
@@ -122,8 +129,10 @@ def test_similar_weights_shared_concepts_by_rarity(graph):
 def test_top_by_degree_per_type(graph):
     ranked = top(graph, "degree", ("Method", "Dataset"), limit=2)
     assert [(r.type, r.label, r.papers) for r in ranked] == [
-        ("Method", "LoRA", 2), ("Method", "Zebra", 1),  # LoRA: 2 papers and ImageNet
-        ("Dataset", "CIFAR-10", 2), ("Dataset", "ImageNet", 1),  # equal degree (2): by label
+        ("Method", "LoRA", 2),
+        ("Method", "Zebra", 1),  # LoRA: 2 papers and ImageNet
+        ("Dataset", "CIFAR-10", 2),
+        ("Dataset", "ImageNet", 1),  # equal degree (2): by label
     ]
     assert ranked[0].score == pytest.approx(3 / (graph.number_of_nodes() - 1))
 
@@ -172,8 +181,8 @@ LORA3D = "LoRA3D: Low-Rank Self-Calibration of 3D Geometric Foundation Models"
 
 
 @pytest.fixture(scope="module")
-def corpus(extracted_store):
-    return kg.open(extracted_store)
+def corpus(rules_store):
+    return kg.open(rules_store)
 
 
 def test_yue_wang_reaches_3d_reconstruction_through_lora3d(corpus):
@@ -193,16 +202,16 @@ def test_lora3d_is_most_like_omnire_through_waymo(corpus):
     assert "Waymo Open Dataset" in [c.label for c in lora3d.shared]
 
 
-def test_communities_are_stable_and_cover_the_big_topics(corpus, run, extracted_store):
+def test_communities_are_stable_and_cover_the_big_topics(corpus, run, rules_store):
     found = corpus.communities()
     assert found == corpus.communities()
     leaders = {c.members[0].label for c in found[:6]}
     assert {"out-of-distribution detection", "out-of-distribution generalization", "large language model"} <= leaders
-    code, out, _ = run("communities", "--store", extracted_store, "--format", "json", "--limit", "2")
+    code, out, _ = run("communities", "--store", rules_store, "--format", "json", "--limit", "2")
     assert code == 0 and [c["size"] for c in json.loads(out)] == [c.size for c in found[:2]]
 
 
-def test_answers_do_not_depend_on_the_process(extracted_store):
+def test_answers_do_not_depend_on_the_process(rules_store):
     """Python salts string hashes per process; seeded answers must not notice."""
     import os
     import subprocess
@@ -212,7 +221,9 @@ def test_answers_do_not_depend_on_the_process(extracted_store):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
         commands = [["communities", "--format", "json"], ["path", "LoRA", "distribution shift", "-k", "5", "--format", "json"]]
         return "".join(
-            subprocess.run([sys.executable, "-m", "kg", *c, "--store", str(extracted_store)], env=env, capture_output=True, text=True, check=True).stdout
+            subprocess.run(
+                [sys.executable, "-m", "kg", *c, "--store", str(rules_store)], env=env, capture_output=True, text=True, check=True
+            ).stdout
             for c in commands
         )
 
@@ -225,7 +236,14 @@ def test_python_api_asks_named_questions(corpus):
     assert not any(column.startswith("evidence") for column in answer.columns)
 
 
-@pytest.mark.parametrize(("name", "order"), [("mentions", ("paper", "start", "concept")), ("relations", ("head", "relation", "tail", "paper", "sentence")), ("broader", ("narrower", "broader", "rule", "paper"))])
+@pytest.mark.parametrize(
+    ("name", "order"),
+    [
+        ("mentions", ("paper", "start", "concept")),
+        ("relations", ("head", "relation", "tail", "paper", "sentence")),
+        ("broader", ("narrower", "broader", "rule", "paper")),
+    ],
+)
 def test_rows_sorted_in_python_come_in_sparqls_order(extracted_store, name, order):
     """load_graph sorts big results itself (Oxigraph's ORDER BY is slow there); the order must be ORDER BY's."""
     from kg.analysis.projections import QUERIES, _rows

@@ -59,8 +59,15 @@ PAPERS = {  # key -> (title or None, abstract, authors, mentions (text, concept,
         "Alpha Sorting",
         "We propose Alpha for sorting. Alpha is evaluated on DataOne. Alpha beats Beta on DataOne.",
         ["Ann Lee", "Bob Ray"],
-        [("Alpha", "alpha", "coined:we-propose"), ("sorting", "sorting", "head"), ("Alpha", "alpha", "lexicon"), ("DataOne", "dataone", "lexicon"),
-         ("Alpha", "alpha", "lexicon"), ("Beta", "beta", "lexicon"), ("DataOne", "dataone", "lexicon")],
+        [
+            ("Alpha", "alpha", "coined:we-propose"),
+            ("sorting", "sorting", "head"),
+            ("Alpha", "alpha", "lexicon"),
+            ("DataOne", "dataone", "lexicon"),
+            ("Alpha", "alpha", "lexicon"),
+            ("Beta", "beta", "lexicon"),
+            ("DataOne", "dataone", "lexicon"),
+        ],
         [2],
         [("alpha", "usedFor", "sorting", 0), ("alpha", "evaluatedOn", "dataone", 1), ("alpha", "outperforms", "beta", 2)],
         ["alpha"],
@@ -69,8 +76,13 @@ PAPERS = {  # key -> (title or None, abstract, authors, mentions (text, concept,
         "Beta Study",
         "Beta-like tools exist. We introduce Beta. Beta is tested on DataOne for sorting.",
         ["Bob Ray"],
-        [("Beta", "beta", "lexicon"), ("Beta", "beta", "coined:we-introduce"), ("Beta", "beta", "lexicon"), ("DataOne", "dataone", "lexicon"),
-         ("sorting", "sorting", "head")],
+        [
+            ("Beta", "beta", "lexicon"),
+            ("Beta", "beta", "coined:we-introduce"),
+            ("Beta", "beta", "lexicon"),
+            ("DataOne", "dataone", "lexicon"),
+            ("sorting", "sorting", "head"),
+        ],
         [1],
         [("beta", "evaluatedOn", "dataone", 2)],
         ["beta"],
@@ -294,7 +306,8 @@ def test_methods_evaluated_on_waymo(corpus):
 def test_what_the_lora3d_paper_proposes(corpus):
     # "To address this, we propose LoRA3D, an efficient self-calibration pipeline ..." (its only coinage)
     answer = ask(corpus, "paper-proposes", {"paper": LORA3D.lower()})
-    assert rows(answer, "concept", "type") == [("LoRA3D", "Method")]
+    # The recogniser also marks the apposition that describes it ("self-calibration pipeline"); never LoRA, which it applies.
+    assert ("LoRA3D", "Method") in rows(answer, "concept", "type") and ("LoRA", "Method") not in rows(answer, "concept", "type")
     assert answer.records()[0]["evidenceSentence"].startswith("To address this, we propose LoRA3D")
 
 
@@ -337,7 +350,10 @@ def test_cli_hides_evidence_unless_asked(run, extracted_store):
     assert "OmniRe" in out and sentence not in out and "evidence" not in out and out.rstrip().endswith("(2 rows)")
     code, out, _ = run("ask", "--evidence", "methods-on-dataset", "--dataset=Waymo", "--store", extracted_store, "--format", "json")
     records = json.loads(out)
-    assert code == 0 and {r["evidencePaper"] for r in records} == {"https://w3id.org/kg/paper/d71e16807b37c59b", "https://w3id.org/kg/paper/31bae5f2cb7d25a8"}
+    assert code == 0 and {r["evidencePaper"] for r in records} == {
+        "https://w3id.org/kg/paper/d71e16807b37c59b",
+        "https://w3id.org/kg/paper/31bae5f2cb7d25a8",
+    }
     assert any(r["evidenceSentence"].startswith(sentence) for r in records)
 
 

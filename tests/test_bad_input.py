@@ -19,11 +19,20 @@ from kg.graph import open_store
 from kg.pipeline import build
 from tests.test_build_store import sorted_ntriples
 
-GOOD = {"title": "Sparse Attention for Long Documents", "abstract": "We propose SparseNet for long documents. It beats BERT on SQuAD.",
-        "authors": ["Ada Lovelace", "Alan Turing"], "venue": "ICLR 2025", "year": 2025}
+GOOD = {
+    "title": "Sparse Attention for Long Documents",
+    "abstract": "We propose SparseNet for long documents. It beats BERT on SQuAD.",
+    "authors": ["Ada Lovelace", "Alan Turing"],
+    "venue": "ICLR 2025",
+    "year": 2025,
+}
 TINY = [
     GOOD,
-    {"title": "Graph Neural Networks at Scale", "abstract": "We scale graph neural networks to billions of edges.", "authors": ["Alan Turing"]},
+    {
+        "title": "Graph Neural Networks at Scale",
+        "abstract": "We scale graph neural networks to billions of edges.",
+        "authors": ["Alan Turing"],
+    },
     {"title": "A Lonely Paper", "abstract": "Nobody cites this lonely paper about cats.", "authors": ["Grace Hopper"]},
 ]
 
@@ -45,7 +54,9 @@ INPUTS = {
     "emptyabstract.jsonl": jsonl(GOOD, {"title": "Blank", "abstract": " \u200b\t "}),
     "huge.jsonl": jsonl(GOOD, {"title": "A megabyte", "abstract": "word " * 200_000}),
     "longword.jsonl": jsonl(GOOD, {"abstract": "We study (" + "(" * 5000 + " brackets."}),
-    "repeated.jsonl": jsonl(GOOD | {"doi": "10.1234/x"}, GOOD | {"doi": "https://doi.org/10.1234/X", "abstract": "A different abstract altogether."}),
+    "repeated.jsonl": jsonl(
+        GOOD | {"doi": "10.1234/x"}, GOOD | {"doi": "https://doi.org/10.1234/X", "abstract": "A different abstract altogether."}
+    ),
     "sameid.jsonl": jsonl(GOOD | {"id": "p1"}, {"id": "p1", "abstract": "Version two says something else."}),
     "badyear.jsonl": jsonl(GOOD, {"abstract": "A paper from the future.", "year": "soon"}),
     "deep.jsonl": jsonl(GOOD, "[" * 100_000),
@@ -94,20 +105,48 @@ CASES = [
     (["build", "inputs/binary.txt"], 2, "inputs/binary.txt: a binary file, not text (NUL byte at offset 8)"),
     (["build", "--no-extract", "inputs/latin1.txt"], 2, "inputs/latin1.txt: not UTF-8 text (byte 0xe9 at offset 3); convert it first"),
     (["build", "--no-extract", "inputs/utf16.txt"], 2, "inputs/utf16.txt: UTF-16 text, not UTF-8; convert it first"),
-    (["build", "--no-extract", "inputs/allbad.jsonl"], 2, "inputs/allbad.jsonl: no usable papers, all 2 records are bad (1 not JSON, 1 without an abstract; first at line 1"),
-    (["build", "--no-extract", "--format", "jsonl", "inputs/listing.txt"], 2, "inputs/listing.txt: no usable papers, all 2 records are bad (2 not JSON"),
+    (
+        ["build", "--no-extract", "inputs/allbad.jsonl"],
+        2,
+        "inputs/allbad.jsonl: no usable papers, all 2 records are bad (1 not JSON, 1 without an abstract; first at line 1",
+    ),
+    (
+        ["build", "--no-extract", "--format", "jsonl", "inputs/listing.txt"],
+        2,
+        "inputs/listing.txt: no usable papers, all 2 records are bad (2 not JSON",
+    ),
     (["build", "--no-extract", "inputs/missing.jsonl"], 2, "inputs/missing.jsonl: no such file or folder"),
     (["build", "--no-extract", "inputs/emptyfolder"], 2, "inputs/emptyfolder: folder holds no corpus files"),
     (["build", "--no-extract", "inputs/docsonly"], 2, "inputs/docsonly: folder holds no corpus files"),
     # bad records with --strict: the first one is an error naming its line
     (["build", "--no-extract", "--strict", "inputs/notjson.jsonl"], 2, "notjson.jsonl:2: not valid JSON (Unterminated string"),
     (["build", "--no-extract", "--strict", "inputs/noabstract.jsonl"], 2, "noabstract.jsonl:2: paper has no 'abstract'"),
-    (["build", "--no-extract", "--strict", "inputs/emptyabstract.jsonl"], 2, "emptyabstract.jsonl:2: paper has no 'abstract' (it is the one required key), or it is empty"),
+    (
+        ["build", "--no-extract", "--strict", "inputs/emptyabstract.jsonl"],
+        2,
+        "emptyabstract.jsonl:2: paper has no 'abstract' (it is the one required key), or it is empty",
+    ),
     (["build", "--no-extract", "--strict", "inputs/huge.jsonl"], 2, "huge.jsonl:2: abstract of 999999 characters (at most 10000)"),
-    (["build", "--no-extract", "--strict", "inputs/longword.jsonl"], 2, "longword.jsonl:2: abstract has a run of 5001 characters without a space (at most 500)"),
-    (["build", "--no-extract", "--strict", "inputs/repeated.jsonl"], 2, "repeated.jsonl:2: DOI 10.1234/x was already read at repeated.jsonl:1 with a different abstract"),
-    (["build", "--no-extract", "--strict", "inputs/sameid.jsonl"], 2, "sameid.jsonl:2: id 'p1' was already read at sameid.jsonl:1 with a different abstract"),
-    (["build", "--no-extract", "--strict", "inputs/badyear.jsonl"], 2, "badyear.jsonl:2: 'year' must be a four-digit year like 2025, not 'soon'"),
+    (
+        ["build", "--no-extract", "--strict", "inputs/longword.jsonl"],
+        2,
+        "longword.jsonl:2: abstract has a run of 5001 characters without a space (at most 500)",
+    ),
+    (
+        ["build", "--no-extract", "--strict", "inputs/repeated.jsonl"],
+        2,
+        "repeated.jsonl:2: DOI 10.1234/x was already read at repeated.jsonl:1 with a different abstract",
+    ),
+    (
+        ["build", "--no-extract", "--strict", "inputs/sameid.jsonl"],
+        2,
+        "sameid.jsonl:2: id 'p1' was already read at sameid.jsonl:1 with a different abstract",
+    ),
+    (
+        ["build", "--no-extract", "--strict", "inputs/badyear.jsonl"],
+        2,
+        "badyear.jsonl:2: 'year' must be a four-digit year like 2025, not 'soon'",
+    ),
     (["build", "--no-extract", "--strict", "inputs/deep.jsonl"], 2, "deep.jsonl:2: not usable JSON (nested too deeply)"),
     (["build", "--no-extract", "--strict", "inputs/notobject.jsonl"], 2, "notobject.jsonl:2: each line must be a JSON object, not list"),
     # build: options and the store's place
@@ -127,7 +166,11 @@ CASES = [
     (["query", "-f", "inputs/latin1.rq"], 2, "inputs/latin1.rq: cannot read query file"),
     (["query", "-f", "papers-of-author"], 2, "query 'papers-of-author' needs --param author=VALUE"),
     (["query", "-f", ""], 2, "no query named: give a .rq file or a library query's name"),
-    (["query", "-p", "author=caf\udcff", "-f", "papers-of-author"], 0, None),  # bytes that are not UTF-8 on the command line: no match, no crash
+    (
+        ["query", "-p", "author=caf\udcff", "-f", "papers-of-author"],
+        0,
+        None,
+    ),  # bytes that are not UTF-8 on the command line: no match, no crash
     (["query", "-f", "papers-of-author", "ASK {}"], 2, "give a query as an argument or with -f FILE, not both"),
     (["query", "--param", "oops", "ASK {}"], 2, "--param 'oops': expected NAME=VALUE"),
     (["query", "-p", "s=<not an iri>", "SELECT ?s WHERE { ?s ?p ?o }"], 2, "parameter value '<not an iri>' is not a valid IRI"),
@@ -207,7 +250,10 @@ SKIPPED = [
     ("emptyabstract.jsonl", "1 without an abstract; first at line 2"),
     ("huge.jsonl", "1 too long; first at line 2: abstract of 999999 characters (at most 10000)"),
     ("longword.jsonl", "1 too long; first at line 2: abstract has a run of 5001 characters without a space"),
-    ("repeated.jsonl", "1 repeating a paper with a different abstract; first at line 2: DOI 10.1234/x was already read at repeated.jsonl:1"),
+    (
+        "repeated.jsonl",
+        "1 repeating a paper with a different abstract; first at line 2: DOI 10.1234/x was already read at repeated.jsonl:1",
+    ),
     ("sameid.jsonl", "1 repeating a paper with a different abstract; first at line 2: id 'p1' was already read at sameid.jsonl:1"),
     ("badyear.jsonl", "1 with a field of the wrong type; first at line 2: 'year' must be a four-digit year"),
     ("deep.jsonl", "1 not JSON; first at line 2: not usable JSON (nested too deeply)"),
@@ -221,7 +267,11 @@ def test_bad_records_are_skipped_with_one_warning_that_counts_them(site, tmp_pat
     monkeypatch.chdir(tmp_path)  # the build also writes exports/kg.html: not into the site
     code, out, err = run("build", "--no-extract", "--quiet", "--store", tmp_path / "store", f"inputs/{name}")
     assert code == 0 and err.count("\n") == 1, err
-    assert err == f"kg: warning: inputs/{name}: skipped 1 of 2 records ({counted}" + err[len(f"kg: warning: inputs/{name}: skipped 1 of 2 records ({counted}"):]
+    assert (
+        err
+        == f"kg: warning: inputs/{name}: skipped 1 of 2 records ({counted}"
+        + err[len(f"kg: warning: inputs/{name}: skipped 1 of 2 records ({counted}") :]
+    )
     assert err.rstrip().endswith("; --strict makes this an error")
     papers = "SELECT (COUNT(*) AS ?n) WHERE { ?p a kg:Paper }"
     code, out, _ = run("query", "--store", tmp_path / "store", "--format", "csv", papers)
@@ -240,8 +290,8 @@ def test_warnings_from_several_files_come_one_line_each(site, tmp_path, monkeypa
 
 HOSTILE_TITLES = [
     'Quotes " and """triple""" and \'\'\'single\'\'\'',
-    "Back\\slash \\n \\u0041 \\\" end\\",
-    "x\" } ; DROP ALL ; #",
+    'Back\\slash \\n \\u0041 \\" end\\',
+    'x" } ; DROP ALL ; #',
     "<script>alert(1)</script> & <b>bold</b>",
     "@prefix ex: <http://evil/> . <a> <b> <c> . _:x ^^xsd:int @en",
     "Line one\nline two\r\nline three\u2028four",
@@ -250,15 +300,25 @@ HOSTILE_TITLES = [
 
 def test_hostile_titles_survive_export_query_and_views(tmp_path, monkeypatch, run):
     monkeypatch.chdir(tmp_path)
-    records = [{"title": t, "abstract": f"Paper number {i} studies hostile text.", "authors": [t[:30] + " Person"]} for i, t in enumerate(HOSTILE_TITLES)]
+    records = [
+        {"title": t, "abstract": f"Paper number {i} studies hostile text.", "authors": [t[:30] + " Person"]}
+        for i, t in enumerate(HOSTILE_TITLES)
+    ]
     (tmp_path / "hostile.jsonl").write_text(jsonl(*records), encoding="utf-8")
     assert run("build", "--no-extract", "--quiet", "hostile.jsonl")[0] == 0
     expected = {" ".join(t.split()) for t in HOSTILE_TITLES}  # whitespace (newlines too) is normalised on reading
-    for fmt, rdflib_format, oxigraph_format in (("ttl", "turtle", pyoxigraph.RdfFormat.TURTLE), ("nt", "nt", pyoxigraph.RdfFormat.N_TRIPLES)):
+    for fmt, rdflib_format, oxigraph_format in (
+        ("ttl", "turtle", pyoxigraph.RdfFormat.TURTLE),
+        ("nt", "nt", pyoxigraph.RdfFormat.N_TRIPLES),
+    ):
         assert run("export", "--format", fmt)[0] == 0
         path = tmp_path / "exports" / f"kg.{fmt}"
         assert {str(o) for o in rdflib.Graph().parse(path, format=rdflib_format).objects(None, rdflib.DCTERMS.title)} == expected
-        titles = {q.object.value for q in pyoxigraph.parse(path=str(path), format=oxigraph_format) if q.predicate.value == str(rdflib.DCTERMS.title)}
+        titles = {
+            q.object.value
+            for q in pyoxigraph.parse(path=str(path), format=oxigraph_format)
+            if q.predicate.value == str(rdflib.DCTERMS.title)
+        }
         assert titles == expected
     # A bound value is only a string: it finds the paper with that title, and does nothing else.
     before = sorted_ntriples(tmp_path / ".kg" / "store")
@@ -273,4 +333,3 @@ def test_hostile_titles_survive_export_query_and_views(tmp_path, monkeypatch, ru
     html = (tmp_path / "exports" / "kg.html").read_text(encoding="utf-8")
     assert "<script>alert(1)</script>" not in html and "<b>bold</b>" not in html
     assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in html
-

@@ -44,7 +44,23 @@ def clean(tmp_path_factory):
     corpus.write_text("".join(json.dumps({"id": f"p{i}", "title": f"Paper {i}", "abstract": a}) + "\n" for i, a in enumerate(ABSTRACTS)))
     shard, store = root / "shard.sqlite", root / "clean-store"
     assert main(["extract", str(corpus), "--shard", "0/1", "--cache", str(shard), "--quiet", "--out", str(root / "out.jsonl")]) == 0
-    assert main(["build", str(corpus), "--cache-from", str(shard), "--cache", str(root / "clean.sqlite"), "--store", str(store), "--no-page", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                str(corpus),
+                "--cache-from",
+                str(shard),
+                "--cache",
+                str(root / "clean.sqlite"),
+                "--store",
+                str(store),
+                "--no-page",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     return {"corpus": corpus, "shard": shard, "rows": rows(shard), "graph": graph(store), "papers": link_papers(read_paths([corpus]))}
 
 
@@ -139,7 +155,11 @@ class Recording:
 def test_a_poisoned_local_cache_record_is_never_used(tmp_path, clean, poison):
     cache = ExtractionCache(tmp_path / "local.sqlite", "v")
     inserts = [("INSERT INTO extraction VALUES (?, 'v', ?)", (k, record)) for k, (_, record) in clean["rows"].items()]
-    sql(tmp_path / "local.sqlite", *inserts, ("UPDATE extraction SET record = ? WHERE abstract = ?", (poison(clean["rows"][key(0)][1]), key(0))))
+    sql(
+        tmp_path / "local.sqlite",
+        *inserts,
+        ("UPDATE extraction SET record = ? WHERE abstract = ?", (poison(clean["rows"][key(0)][1]), key(0))),
+    )
     inner = Recording(clean)
     extractor = CachingExtractor(inner, cache)
     with pytest.warns(KgWarning, match=r"local\.sqlite: ignored 1 extraction record .* extracted afresh"):
@@ -197,7 +217,11 @@ def not_sqlite(path, clean):
 
 
 def another_schema(path, clean):
-    sql(path, ("CREATE TABLE extraction (abstract TEXT, record BLOB)",), ("INSERT INTO extraction VALUES (?, ?)", (key(0), clean["rows"][key(0)][1])))
+    sql(
+        path,
+        ("CREATE TABLE extraction (abstract TEXT, record BLOB)",),
+        ("INSERT INTO extraction VALUES (?, ?)", (key(0), clean["rows"][key(0)][1])),
+    )
 
 
 def another_version(path, clean):
@@ -205,11 +229,14 @@ def another_version(path, clean):
     sql(path, ("UPDATE extraction SET version = 'made-by-an-older-kg'",))
 
 
-@pytest.mark.parametrize("make, message", [
-    (not_sqlite, "not an extraction cache"),
-    (another_schema, "not an extraction cache (no table extraction(abstract, version, record))"),
-    (another_version, "its extractions are from another pipeline version"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (not_sqlite, "not an extraction cache"),
+        (another_schema, "not an extraction cache (no table extraction(abstract, version, record))"),
+        (another_version, "its extractions are from another pipeline version"),
+    ],
+)
 def test_a_file_that_is_not_a_usable_shard_is_an_error_and_changes_nothing(tmp_path, clean, run, make, message):
     bad = tmp_path / "bad.sqlite"
     make(bad, clean)
@@ -217,7 +244,9 @@ def test_a_file_that_is_not_a_usable_shard_is_an_error_and_changes_nothing(tmp_p
     ExtractionCache(local, "unused").close()  # a local cache from an earlier build, with one paper
     sql(local, ("INSERT INTO extraction VALUES (?, ?, ?)", (key(2), *clean["rows"][key(2)])))
     before = local.read_bytes()
-    code, _, err = run("build", clean["corpus"], "--cache-from", clean["shard"], "--cache-from", bad, "--cache", local, "--store", tmp_path / "store")
+    code, _, err = run(
+        "build", clean["corpus"], "--cache-from", clean["shard"], "--cache-from", bad, "--cache", local, "--store", tmp_path / "store"
+    )
     assert code == 2 and err.startswith(f"kg: error: {bad}: {message}") and len(err.splitlines()) == 1, err
     assert local.read_bytes() == before  # the good shard before it was not merged either
     assert not (tmp_path / "store").exists()

@@ -1,5 +1,6 @@
-"""The claim classifier (kg.extract.claims_model), its CSAbstruct loader and
-its cue-rule baseline (kg.extract.train_claims)."""
+"""The claim classifier (kg.extract.claims_model), the kg_claims component,
+the CSAbstruct and arXiv claim loaders and the cue-rule baseline
+(kg.training.train_claims)."""
 
 from __future__ import annotations
 
@@ -7,17 +8,20 @@ import numpy as np
 import pytest
 
 from kg.errors import CorpusError, KgError
-from kg.extract.benchmarks import DEFAULT_ROOT
-from kg.extract.benchmarks.csabstruct import load_csabstruct
 from kg.extract.claims_model import (
+    CALIBRATION_FILE,
     FEATURE_NAMES,
+    LABELS,
     ROLES,
     ClaimClassifier,
     ContextLayer,
     context_features,
     position_texts,
 )
-from kg.extract.train_claims import cue_claims, load_claim_cues
+from kg.training.arxiv import corpus_path
+from kg.training.benchmarks import DEFAULT_ROOT
+from kg.training.benchmarks.csabstruct import load_csabstruct
+from kg.training.train_claims import ARXIV, cue_claims, load_arxiv_claims, load_claim_cues
 
 BACKGROUND = "Deep neural networks are widely used in computer vision."
 METHOD = "We propose a new pruning method based on second-order information."
@@ -31,8 +35,7 @@ needs_csabstruct = pytest.mark.skipif(
 # The duplicated test abstracts listed in shared/benchmarks/csabstruct/README.md
 # ("Known data issues"): 26 repeated in train, 6 in dev.
 README_TEST_IN_TRAIN = (
-    "0003 0013 0015 0018 0026 0029 0035 0051 0053 0066 0075 0079 0089 0097 0099 0102 0106 0113 "
-    "0115 0117 0120 0127 0135 0136 0138 0166"
+    "0003 0013 0015 0018 0026 0029 0035 0051 0053 0066 0075 0079 0089 0097 0099 0102 0106 0113 0115 0117 0120 0127 0135 0136 0138 0166"
 ).split()
 README_TEST_IN_DEV = "0125 0181 0193 0195 0197 0210".split()
 
@@ -86,12 +89,14 @@ def test_position_tokens_come_first_and_the_sentence_is_lowercased():
 
 
 def test_context_features_see_the_neighbours():
-    probs = np.array([[0.7, 0.1, 0.1, 0.05, 0.05], [0.1, 0.1, 0.2, 0.5, 0.1]])
+    # columns: the five roles, then claim (LABELS)
+    probs = np.array([[0.7, 0.1, 0.1, 0.05, 0.05, 0.04], [0.1, 0.1, 0.2, 0.5, 0.1, 0.6]])
     x = context_features(probs)
     assert x.shape == (2, len(FEATURE_NAMES))
     row = dict(zip(FEATURE_NAMES, x[0]))
     assert row["prev_none"] == 1.0 and row["next_none"] == 0.0 and row["is_first"] == 1.0
     assert row["next_log_p_res"] == pytest.approx(np.log(0.5))
+    assert row["next_log_p_claim"] == pytest.approx(np.log(0.6)) and row["self_log_p_claim"] == pytest.approx(np.log(0.04))
     assert dict(zip(FEATURE_NAMES, x[1]))["rel_pos"] == 1.0
 
 
@@ -128,15 +133,94 @@ def test_scores_are_deterministic(classifier):
     assert all(isinstance(s, float) and 0.0 <= s <= 1.0 for s in first)
 
 
-def test_shipped_weights_predict_the_five_roles(classifier):
-    assert set(classifier.nlp.get_pipe("textcat").labels) == set(ROLES)
+def test_shipped_weights_predict_the_five_roles_and_claim(classifier):
+    assert LABELS == (*ROLES, "claim")
+    assert set(classifier.nlp.get_pipe("textcat").labels) == set(LABELS)
     assert 0.0 < classifier.threshold < 1.0
+
+
+def test_scores_are_the_calibrated_raw_scores(classifier):
+    abstract = [BACKGROUND, METHOD, RESULT]
+    raw = classifier.raw_scores(abstract)
+    assert classifier.calibrator.method == "isotonic"
+    assert classifier.score(abstract) == pytest.approx(list(classifier.calibrator(raw)))
+    # The map is monotone: it never reorders sentences.
+    assert np.argsort(classifier.score(abstract)).tolist() == np.argsort(raw).tolist()
+
+
+def test_shipped_weights_record_what_they_were_trained_on():
+    import json
+
+    from kg.extract.claims_model import CONTEXT_FILE, DEFAULT_WEIGHTS
+
+    meta = json.loads((DEFAULT_WEIGHTS / CONTEXT_FILE).read_text(encoding="utf-8"))
+    # CSAbstruct is Apache-2.0; kg's annotation is the project's own (MIT).
+    licences = {source["license"] for source in meta["trained_on"]}
+    assert "Apache-2.0" in licences and any("MIT" in licence for licence in licences)
+    textcat_meta = json.loads((DEFAULT_WEIGHTS / "textcat" / "meta.json").read_text(encoding="utf-8"))
+    assert {s["license"] for s in textcat_meta["sources"]} == {s["license"] for s in meta["trained_on"]}
+    assert "arxiv_dev" in meta["report"] and "test" not in meta["report"]["threshold_chosen_on"]
+
+
+def test_saved_classifier_round_trips_and_needs_its_calibration(classifier, tmp_path):
+    from kg.errors import ModelError
+
+    classifier.save(tmp_path / "claims", note="test")
+    again = ClaimClassifier.load(tmp_path / "claims")
+    abstract = [BACKGROUND, METHOD, RESULT]
+    assert again.score(abstract) == classifier.score(abstract) and again.threshold == classifier.threshold
+    (tmp_path / "claims" / CALIBRATION_FILE).unlink()
+    with pytest.raises(ModelError, match="rebuild it with"):
+        ClaimClassifier.load(tmp_path / "claims")
+
+
+def test_the_component_emits_calibrated_confidences_at_or_above_the_threshold(classifier):
+    import spacy
+
+    import kg.extract.components  # noqa: F401  (registers kg_claims)
+    from kg.extract.claims_model import DEFAULT_WEIGHTS
+    from kg.extract.spans import ClaimSpan
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.add_pipe("kg_claims", config={"weights": str(DEFAULT_WEIGHTS)})
+    doc = nlp(" ".join([BACKGROUND, METHOD, RESULT]))
+    claims = [ClaimSpan(*c) for c in doc._.kg_claims]
+    scores = classifier.score([s.text for s in doc.sents])
+    assert [doc.text[c.start : c.end] for c in claims] == [RESULT]
+    assert claims[0].confidence == round(scores[2], 4) >= classifier.threshold
+
+
+needs_arxiv = pytest.mark.skipif(
+    not corpus_path().is_file() or not (ARXIV / "dev.jsonl").is_file(),
+    reason="the arXiv corpus or kg's annotation is missing",
+)
+
+
+@needs_arxiv
+def test_arxiv_claims_fall_on_the_pipelines_sentences():
+    import json
+
+    records = [json.loads(line) for line in (ARXIV / "dev.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    abstracts = load_arxiv_claims("dev")
+    assert [a.doc_id for a in abstracts] == [r["id"] for r in records]
+    # Every annotated claim is one whole sentence as the parser splits it.
+    assert sum(sum(a.claims) for a in abstracts) == sum(len(r["claims"]) for r in records)
+    for abstract, record in zip(abstracts, records):
+        claimed = {(c["start"], c["end"]) for c in record["claims"]}
+        assert {b for b, c in zip(abstract.bounds, abstract.claims) if c} == claimed
+        assert all(s.strip() for s in abstract.sentences)
+
+
+def test_an_unknown_arxiv_split_is_an_error(tmp_path):
+    with pytest.raises(CorpusError, match="no arXiv annotation split 'validation'"):
+        load_arxiv_claims("validation", folder=tmp_path)
 
 
 def test_cue_rules_load_with_unique_ids_and_match_their_examples():
     import json
 
-    from kg.extract.train_claims import CLAIM_CUES
+    from kg.training.train_claims import CLAIM_CUES
 
     rows = [json.loads(line) for line in CLAIM_CUES.read_text(encoding="utf-8").splitlines() if line.strip()]
     rules = load_claim_cues()

@@ -46,7 +46,9 @@ def many_papers(tmp_path_factory) -> Path:
     with path.open("w", encoding="utf-8") as handle:
         for copy in range(5):
             for number, paper in enumerate(papers):
-                handle.write(json.dumps({"title": f"Copy {copy} of paper {number}", "abstract": paper.abstract, "authors": ["Ada Lovelace"]}) + "\n")
+                handle.write(
+                    json.dumps({"title": f"Copy {copy} of paper {number}", "abstract": paper.abstract, "authors": ["Ada Lovelace"]}) + "\n"
+                )
     return path
 
 
@@ -107,7 +109,15 @@ def test_jobs_beyond_the_cpus_are_capped_with_a_warning(run, tmp_path):
 
 # -- relations keep to the ontology's domain and range -------------------------
 
-RELATION_SIGNATURES = {"evaluatedOn": ("Method", "Dataset"), "usedFor": ("Method", "Task"), "uses": ("Method", "Method"), "outperforms": ("Method", "Method")}
+RELATION_SIGNATURES = {
+    "evaluatedOn": ("Method", "Dataset"),
+    "usedFor": ("Method", "Task"),
+    "uses": ("Method", "Method"),
+    "outperforms": ("Method", "Method"),
+    "comparedWith": ("Method", "Method"),
+    "trainedOn": ("Method", "Dataset"),
+    "benchmarkFor": ("Dataset", "Task"),
+}
 
 
 def test_a_relation_whose_linked_ends_break_its_domain_or_range_is_not_written():
@@ -117,8 +127,16 @@ def test_a_relation_whose_linked_ends_break_its_domain_or_range_is_not_written()
     from kg.vocab import KG
 
     abstract = "FooNet is evaluated on domain generalization, on reinforcement learning and on ImageNet."
-    names = [("FooNet", "Method"), ("domain generalization", "Dataset"), ("reinforcement learning", "Method"), ("reinforcement learning", "Dataset"), ("ImageNet", "Dataset")]
-    mentions = [Mention(text, t, abstract.index(text), abstract.index(text) + len(text), 0, len(abstract), 0.9, "test") for text, t in names]
+    names = [
+        ("FooNet", "Method"),
+        ("domain generalization", "Dataset"),
+        ("reinforcement learning", "Method"),
+        ("reinforcement learning", "Dataset"),
+        ("ImageNet", "Dataset"),
+    ]
+    mentions = [
+        Mention(text, t, abstract.index(text), abstract.index(text) + len(text), 0, len(abstract), 0.9, "test") for text, t in names
+    ]
     relations = tuple(
         Relation(head, head_type, "evaluatedOn", tail, tail_type, 0, len(abstract), 0.9, "test")
         for head, head_type, tail, tail_type in [
@@ -167,13 +185,21 @@ def hostile_store(tmp_path) -> Path:
     from kg.pipeline import build
 
     corpus = tmp_path / f"paper{ESCAPES}.jsonl"
-    corpus.write_text(json.dumps({"title": f"Evil {ESCAPES} title", "abstract": "We propose SparseNet for long documents.", "authors": ["Ada Lovelace"]}) + "\n", encoding="utf-8")
+    corpus.write_text(
+        json.dumps({"title": f"Evil {ESCAPES} title", "abstract": "We propose SparseNet for long documents.", "authors": ["Ada Lovelace"]})
+        + "\n",
+        encoding="utf-8",
+    )
     build([corpus], store=tmp_path / "store")
     return tmp_path / "store"
 
 
 def test_query_tables_show_control_characters_escaped(terminal, run, hostile_store):
-    for sparql in ["SELECT ?t WHERE { ?p dcterms:title ?t }", "SELECT ?f WHERE { ?s kg:fileName ?f }", 'SELECT ("\\u001B]0;pwned\\u0007\\u001B[2J" AS ?x) {}']:
+    for sparql in [
+        "SELECT ?t WHERE { ?p dcterms:title ?t }",
+        "SELECT ?f WHERE { ?s kg:fileName ?f }",
+        'SELECT ("\\u001B]0;pwned\\u0007\\u001B[2J" AS ?x) {}',
+    ]:
         code, out, err = run("query", "--store", hostile_store, sparql)
         assert code == 0 and "\x1b" not in out and "\x07" not in out, (sparql, out, err)
     assert SHOWN in out  # a remote endpoint's answer, say: shown, escaped
@@ -184,7 +210,7 @@ def test_query_tables_show_control_characters_escaped(terminal, run, hostile_sto
 def test_tables_of_other_commands_show_control_characters_escaped(terminal, run, tmp_path):
     evil = tmp_path / "evil.ttl"
     evil.write_text(
-        '@prefix kg: <https://w3id.org/kg/ontology#> .\n'
+        "@prefix kg: <https://w3id.org/kg/ontology#> .\n"
         '<https://w3id.org/kg/paper/0000000000000001> a kg:Paper ; kg:mentions "evil\\u001B]0;pwned\\u0007\\u001B[2J" .\n',
         encoding="utf-8",
     )
@@ -215,10 +241,18 @@ def test_a_path_from_a_thing_to_itself_is_a_one_line_error(run, corpus_store):
 
 def test_absurdly_many_paths_are_refused_at_once(extracted_store):
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    done = subprocess.run([sys.executable, "-m", "kg", "path", "-k", "1000000000", "LoRA", "ImageNet", "--store", str(extracted_store)],
-                          env=env, capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "kg", "path", "-k", "1000000000", "LoRA", "ImageNet", "--store", str(extracted_store)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == "kg: error: Invalid value for '-k' / '--paths': 1000000000 is not in the range 1<=x<=100. (see `kg path --help`)\n"
+    assert (
+        done.stderr == "kg: error: Invalid value for '-k' / '--paths': 1000000000 is not in the range 1<=x<=100. (see `kg path --help`)\n"
+    )
 
 
 def test_paths_longer_than_max_hops_end_the_search():
@@ -230,7 +264,9 @@ def test_paths_longer_than_max_hops_end_the_search():
         "nx.set_edge_attributes(wide, {e: {'links': []} for e in wide.edges}); "
         "print([len(p.hops) for p in paths(wide, 0, 1, k=10**9, max_hops=2)])"
     )
-    done = subprocess.run([sys.executable, "-c", script], env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True, timeout=60, check=False
+    )
     assert done.stdout == f"{[1] + [2] * 10}\n", done.stderr  # the edge, then one path through each other node
 
 

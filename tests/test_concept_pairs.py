@@ -12,7 +12,7 @@ from pyoxigraph import Literal
 
 from kg.graph import open_store
 from kg.query import run_query
-from tests.conftest import DATA, DAILY
+from tests.conftest import DAILY, DATA
 
 FORM_QUERY = """
 SELECT DISTINCT ?concept ?form ?class ?hint WHERE {
@@ -42,8 +42,8 @@ def test_the_pair_list_is_big_enough():
 
 
 @pytest.fixture(scope="module")
-def store(extracted_store):
-    return open_store(extracted_store)
+def store(rules_store):
+    return open_store(rules_store)
 
 
 def _concept(store, concept_type: str, form: str, hint: str) -> str:
@@ -115,8 +115,8 @@ def test_hearst_links_keep_their_sentence_and_paper(store):
     assert "such as DUSt3R" in rows[0]["sentence"].value and rows[0]["sentence"].value in rows[0]["abstract"].value
 
 
-def test_concept_command_finds_any_label_and_explains_the_merges(extracted_store, run):
-    code, out, err = run("concept", "OOD generalisation", "--store", extracted_store, "--limit", "1")
+def test_concept_command_finds_any_label_and_explains_the_merges(rules_store, run):
+    code, out, err = run("concept", "OOD generalisation", "--store", rules_store, "--limit", "1")
     assert code == 0, err
     assert out.startswith("out-of-distribution generalization  (Task)")
     assert "'OOD generalization' x" in out and "acronym in paper" in out
@@ -138,7 +138,7 @@ def test_concept_command_suggests_close_matches_for_an_unknown_name(extracted_st
     assert err.startswith("kg: error: no concept is called 'Lorra'; did you mean 'LoRA'") and err.count("\n") == 1
 
 
-def test_rebuilding_with_extraction_gives_the_same_graph_byte_for_byte(tmp_path, extracted_store):
+def test_rebuilding_with_extraction_gives_the_same_graph_byte_for_byte(tmp_path, rules_store):
     """Concept linking is deterministic: IRIs, labels, forms and hierarchy all repeat."""
     from kg.extract.extractor import SpacyExtractor
     from kg.pipeline import build
@@ -146,5 +146,5 @@ def test_rebuilding_with_extraction_gives_the_same_graph_byte_for_byte(tmp_path,
     from tests.test_build_store import sorted_ntriples
 
     again = tmp_path / "store"
-    build([CORPUS], store=again, extractors=[SpacyExtractor()])
-    assert sorted_ntriples(again) == sorted_ntriples(extracted_store)
+    build([CORPUS], store=again, extractors=[SpacyExtractor(concepts="rules")])
+    assert sorted_ntriples(again) == sorted_ntriples(rules_store)

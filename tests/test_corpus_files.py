@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from kg.corpus import corpus_files, load_source, detect_format, read_file, read_paths
+from kg.corpus import corpus_files, detect_format, load_source, read_file, read_paths
 from kg.errors import CorpusError
 from tests.conftest import CONFERENCE, CORPUS, DAILY
 

@@ -16,9 +16,15 @@ def write(tmp_path, *lines, name="papers.jsonl"):
 
 def test_full_record(tmp_path):
     record = {
-        "id": 17, "title": "A  Title", "abstract": "We study things.\u00a0It works.",
-        "authors": ["Ada Lovelace", "Alan Turing"], "year": "2024", "venue": "NeurIPS 2024",
-        "categories": ["ML"], "url": "https://example.org/p", "doi": "https://doi.org/10.1234/ABC",
+        "id": 17,
+        "title": "A  Title",
+        "abstract": "We study things.\u00a0It works.",
+        "authors": ["Ada Lovelace", "Alan Turing"],
+        "year": "2024",
+        "venue": "NeurIPS 2024",
+        "categories": ["ML"],
+        "url": "https://example.org/p",
+        "doi": "https://doi.org/10.1234/ABC",
     }
     (paper,) = read_file(write(tmp_path, json.dumps(record)))
     assert paper.title == "A Title" and paper.abstract == "We study things. It works."
@@ -39,7 +45,11 @@ BAD_LINES = [
     ('["abstract"]', "papers.jsonl:1: each line must be a JSON object", "not a JSON object"),
     ('{"title": "no abstract"}', "papers.jsonl:1: paper has no 'abstract'", "without an abstract"),
     ('{"abstract": "  \\u200b "}', "papers.jsonl:1: paper has no 'abstract'", "without an abstract"),  # empty once normalised
-    ('{"abstract": "x", "authors": "A, B", "year": "soon"}', "papers.jsonl:1: 'year' must be a four-digit year", "with a field of the wrong type"),
+    (
+        '{"abstract": "x", "authors": "A, B", "year": "soon"}',
+        "papers.jsonl:1: 'year' must be a four-digit year",
+        "with a field of the wrong type",
+    ),
     ('{"abstract": "x", "year": 99999}', "papers.jsonl:1: 'year' must be a four-digit year", "with a field of the wrong type"),
     ('{"abstract": "x", "authors": [1]}', "papers.jsonl:1: 'authors' must be a list of strings", "with a field of the wrong type"),
     ('{"abstract": 3}', "papers.jsonl:1: 'abstract' must be a string", "with a field of the wrong type"),
@@ -70,7 +80,9 @@ def test_bad_lines_are_skipped_with_a_warning_that_counts_them(tmp_path, line, m
 
 def test_a_file_of_only_bad_lines_is_an_error(tmp_path):
     path = write(tmp_path, '{"title": "no abstract"}', "not json")
-    with pytest.raises(CorpusError, match=r"papers.jsonl: no usable papers, all 2 records are bad \(1 not JSON, 1 without an abstract; first at line 1: "):
+    with pytest.raises(
+        CorpusError, match=r"papers.jsonl: no usable papers, all 2 records are bad \(1 not JSON, 1 without an abstract; first at line 1: "
+    ):
         list(read_file(path))
 
 

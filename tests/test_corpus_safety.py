@@ -70,8 +70,17 @@ def test_hostile_values_in_every_field_give_only_valid_iris(workdir, run):
     one kg minted, a vocabulary term or a page that parses."""
     hostile = 'a b"c<d>{e}|f\\g^h`i[j]%zz\x1b[31m\u202e'
     records = [
-        {"abstract": f"Paper {i} about hostile fields and more.", "title": hostile, "authors": [hostile, "Ada " + hostile],
-         "venue": hostile, "categories": [hostile, "[x]"], "doi": f"10.1234/{hostile}{i}", "id": f"{hostile}{i}", "year": 2024, "url": url}
+        {
+            "abstract": f"Paper {i} about hostile fields and more.",
+            "title": hostile,
+            "authors": [hostile, "Ada " + hostile],
+            "venue": hostile,
+            "categories": [hostile, "[x]"],
+            "doi": f"10.1234/{hostile}{i}",
+            "id": f"{hostile}{i}",
+            "year": 2024,
+            "url": url,
+        }
         for i, url in enumerate(["https://example.org/ok?a=1&b=%20#frag", "www.example.org/not a web iri", "http://example.org/" + hostile])
     ]
     (workdir / "hostile.jsonl").write_bytes(jsonl(*records))
@@ -88,6 +97,7 @@ def test_hostile_values_in_every_field_give_only_valid_iris(workdir, run):
 
 
 # Item 5: a file name that is not UTF-8 is read, and named escaped --------------------------------------------
+
 
 def test_a_file_name_that_is_not_utf8_is_read_and_named_escaped(workdir, run):
     raw = os.fsencode(workdir) + b"/\xff\xfe.jsonl"
@@ -106,6 +116,7 @@ def test_a_file_name_that_is_not_utf8_is_read_and_named_escaped(workdir, run):
 
 # Item 13: not a regular file, UTF-16 without a BOM: the right one-line error ---------------------------------
 
+
 def _fifo(workdir):
     os.mkfifo(workdir / "pipe.jsonl")
     return "pipe.jsonl"
@@ -115,10 +126,16 @@ UNREADABLE = [
     ("fifo", _fifo, "pipe.jsonl: not a regular file (a FIFO)"),
     ("dev-null", lambda _: "/dev/null", "/dev/null: not a regular file (a character device)"),
     ("dev-zero", lambda _: "/dev/zero", "/dev/zero: not a regular file (a character device)"),
-    ("utf16le", lambda w: _write(w, "le.txt", ("An abstract about cats. " * 20).encode("utf-16-le")),
-     "le.txt: UTF-16LE text (UTF-16 without a byte-order mark), not UTF-8; convert it first, e.g. iconv -f utf-16le -t utf-8"),
-    ("utf16be", lambda w: _write(w, "be.jsonl", jsonl(GOOD).decode().encode("utf-16-be")),
-     "be.jsonl: UTF-16BE text (UTF-16 without a byte-order mark), not UTF-8; convert it first, e.g. iconv -f utf-16be -t utf-8"),
+    (
+        "utf16le",
+        lambda w: _write(w, "le.txt", ("An abstract about cats. " * 20).encode("utf-16-le")),
+        "le.txt: UTF-16LE text (UTF-16 without a byte-order mark), not UTF-8; convert it first, e.g. iconv -f utf-16le -t utf-8",
+    ),
+    (
+        "utf16be",
+        lambda w: _write(w, "be.jsonl", jsonl(GOOD).decode().encode("utf-16-be")),
+        "be.jsonl: UTF-16BE text (UTF-16 without a byte-order mark), not UTF-8; convert it first, e.g. iconv -f utf-16be -t utf-8",
+    ),
 ]
 
 

@@ -61,8 +61,10 @@ def fail_on_the_nth_file(monkeypatch, n: int, error: BaseException) -> list[str]
         handle = real(*args, **kwargs)
         opened.append(handle.name)
         if len(opened) == n:
+
             def write(data):
                 raise error
+
             handle.write = write
         return handle
 
@@ -122,7 +124,10 @@ def test_a_rename_failing_after_others_says_which_files_were_replaced(corpus_sto
     monkeypatch.setattr(os, "replace", replace)
     code, _, err = run("export", "--format", "all", "--out", previous, "--store", corpus_store)
     assert code == 2 and err.count("\n") == 1
-    assert f"{previous / 'kg.jsonld'}: cannot write the export (Input/output error); {previous / 'kg.ttl'}, {previous / 'kg.nt'} already hold the new export" in err
+    assert (
+        f"{previous / 'kg.jsonld'}: cannot write the export (Input/output error); {previous / 'kg.ttl'}, {previous / 'kg.nt'} already hold the new export"
+        in err
+    )
     assert [p.name for p in previous.iterdir() if p.name.startswith(".")] == []  # no temporary left
 
 
@@ -238,7 +243,9 @@ def test_void_names_kg_own_vocabulary_and_needs_no_escapes(store, tmp_path):
     assert str(dataset).startswith("https://w3id.org/kg/dataset/")
     vocabularies = {str(v) for v in void.objects(dataset, VOID.vocabulary)}
     assert "https://w3id.org/kg/ontology#" in vocabularies and "http://purl.org/dc/terms/" in vocabularies
-    assert not any(v.startswith("https://w3id.org/kg/") and v != "https://w3id.org/kg/ontology#" for v in vocabularies)  # resources are no vocabulary
+    assert not any(
+        v.startswith("https://w3id.org/kg/") and v != "https://w3id.org/kg/ontology#" for v in vocabularies
+    )  # resources are no vocabulary
     partitions = set(void.objects(dataset, VOID.classPartition))
     assert partitions and all(f"<{p}>" in text for p in partitions)  # written in full
 

@@ -4,15 +4,15 @@ so these answers do not move when the models are retrained)."""
 import pytest
 
 from kg.extract.components.acronyms import best_long_form, find_acronyms, looks_like_short_form
-from kg.extract.components.labels import canonical_label, is_plain_phrase
 from kg.extract.components.concepts import RULE_SPANS_KEY
+from kg.extract.components.labels import canonical_label, is_plain_phrase
 from kg.extract.pipeline import build_nlp
 from kg.extract.spans import ConceptSpan, RelationSpan
 
 
 @pytest.fixture(scope="module")
 def nlp():
-    return build_nlp(use_ner=False, use_claims=False)
+    return build_nlp(concepts="rules", use_claims=False)
 
 
 def concepts(doc):
@@ -84,7 +84,11 @@ def test_spelling_variants_of_one_task_share_a_label(nlp):
 def test_lexicon_names_datasets_and_metrics(nlp):
     doc = nlp("We train on ImageNet and CIFAR-10 and report AUROC and FPR95 for GPT-4.")
     assert {(t, k) for t, k, _, _ in concepts(doc)} == {
-        ("ImageNet", "Dataset"), ("CIFAR-10", "Dataset"), ("AUROC", "Metric"), ("FPR95", "Metric"), ("GPT-4", "Method"),
+        ("ImageNet", "Dataset"),
+        ("CIFAR-10", "Dataset"),
+        ("AUROC", "Metric"),
+        ("FPR95", "Metric"),
+        ("GPT-4", "Method"),
     }
 
 
@@ -112,7 +116,9 @@ def test_generic_phrases_are_not_concepts(nlp):
 def test_head_nouns_with_specific_modifiers(nlp):
     doc = nlp("We study knowledge distillation for semantic segmentation with diffusion models.")
     assert {(t, k) for t, k, _, _ in concepts(doc)} == {
-        ("knowledge distillation", "Method"), ("semantic segmentation", "Task"), ("diffusion models", "Method"),
+        ("knowledge distillation", "Method"),
+        ("semantic segmentation", "Task"),
+        ("diffusion models", "Method"),
     }
 
 
@@ -125,7 +131,10 @@ def test_acronym_and_long_form_are_one_concept(nlp):
 def test_a_possessive_before_the_short_form_is_not_part_of_the_long_form(nlp):
     doc = nlp("These are tools for guiding large language models' (LLMs) behavior in practice.")
     assert [(a.short, a.long) for a in doc._.kg_acronyms] == [("LLMs", "large language models")]
-    assert [(t, label) for t, _, label, _ in concepts(doc)] == [("large language models", "large language model"), ("LLMs", "large language model")]
+    assert [(t, label) for t, _, label, _ in concepts(doc)] == [
+        ("large language models", "large language model"),
+        ("LLMs", "large language model"),
+    ]
 
 
 def test_stop_acronyms_and_units_are_not_concepts(nlp):
@@ -163,7 +172,11 @@ def test_outperforms_and_uses(nlp):
 
 def test_used_for(nlp):
     doc = nlp("We propose MetaOOD, a framework for OOD detection.")
-    assert ("MetaOOD", "usedFor", "OOD detection") in relations(doc) or ("MetaOOD", "usedFor", "out-of-distribution detection") in relations(doc)
+    assert ("MetaOOD", "usedFor", "OOD detection") in relations(doc) or (
+        "MetaOOD",
+        "usedFor",
+        "out-of-distribution detection",
+    ) in relations(doc)
 
 
 def test_no_relation_without_evidence(nlp):

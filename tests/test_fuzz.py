@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from kg.cli import main
-from kg.errors import CorpusError, CorpusWarning
 from kg.corpus import read_paths
+from kg.errors import CorpusError, CorpusWarning
 from tests.conftest import CONFERENCE, DAILY
 
 pytestmark = pytest.mark.fuzz
@@ -29,7 +29,9 @@ pytestmark = pytest.mark.fuzz
 EXAMPLES = int(os.environ.get("KG_FUZZ_EXAMPLES", "40"))
 WINDOW = 3000  # characters of corpus per example: a few abstracts, so extraction stays quick
 SOURCES = [CONFERENCE.read_text(encoding="utf-8"), DAILY.read_text(encoding="utf-8")]
-SOURCES.append("\n".join(json.dumps({"title": p.title, "abstract": p.abstract, "authors": list(p.authors)}) for p in read_paths([CONFERENCE])))
+SOURCES.append(
+    "\n".join(json.dumps({"title": p.title, "abstract": p.abstract, "authors": list(p.authors)}) for p in read_paths([CONFERENCE]))
+)
 NOISE = st.one_of(
     st.text(st.characters(exclude_categories=()), max_size=20),
     st.sampled_from(["\n", "\n\n", "\x00", "{", '"', "\\", "(" * 50, "\u2028", "\ufeff", "\r\n", "ORAL)", ", and ", "We propose "]),
@@ -66,7 +68,7 @@ def extractor():
     from kg.extract.extractor import SpacyExtractor
 
     shared = SpacyExtractor()
-    shared.nlp  # load the model once, before the clock starts
+    _ = shared.nlp  # load the model once, before the clock starts
     return shared
 
 

@@ -45,10 +45,22 @@ class HandExtractor:
         for linked in papers:
             text = linked.paper.abstract
             mentions = tuple(
-                Mention(m.group(), TERMS[m.group()], m.start(), m.end(), 0, len(text), 0.9, "hand", m.group().rstrip("s") if m.group().islower() else m.group())
+                Mention(
+                    m.group(),
+                    TERMS[m.group()],
+                    m.start(),
+                    m.end(),
+                    0,
+                    len(text),
+                    0.9,
+                    "hand",
+                    m.group().rstrip("s") if m.group().islower() else m.group(),
+                )
                 for m in _TERM.finditer(text)
             )
-            acronyms = tuple(AcronymDefinition(d.group(2), d.group(1), d.group(1).rstrip("s"), d.start(), d.end()) for d in _DEFINITION.finditer(text))
+            acronyms = tuple(
+                AcronymDefinition(d.group(2), d.group(1), d.group(1).rstrip("s"), d.start(), d.end()) for d in _DEFINITION.finditer(text)
+            )
             relations = tuple(
                 Relation(head, "Method", "evaluatedOn", tail, "Dataset", 0, len(text), 0.8, "hand")
                 for head, tail in re.findall(r"(\w[\w\-]*) evaluated on (\w+)", text)
@@ -168,7 +180,12 @@ def test_a_changed_or_removed_old_paper_builds_afresh(tmp_path):
     write(tmp_path / "old.jsonl", [OLD[0] + " Edited.", OLD[1]])
     report = build([first], store=store, extractors=[HandExtractor()])
     assert report.added is None and report.rebuilt_because.startswith("a paper was removed, or its abstract changed")
-    (tmp_path / "old.jsonl").write_text(json.dumps({"id": "old-0", "title": "Now with a title", "abstract": OLD[0] + " Edited."}) + "\n" + json.dumps({"id": "old-1", "abstract": OLD[1]}) + "\n")
+    (tmp_path / "old.jsonl").write_text(
+        json.dumps({"id": "old-0", "title": "Now with a title", "abstract": OLD[0] + " Edited."})
+        + "\n"
+        + json.dumps({"id": "old-1", "abstract": OLD[1]})
+        + "\n"
+    )
     report = build([first], store=store, extractors=[HandExtractor()])
     assert report.added is None and report.rebuilt_because.startswith("a paper changed")
     lines = (tmp_path / "old.jsonl").read_text().splitlines()

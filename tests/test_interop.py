@@ -141,7 +141,9 @@ def wait_for(url: str, seconds: float = 20) -> None:
 
 
 def sparql(url: str, query: str) -> dict:
-    request = urllib.request.Request(f"{url}?{urllib.parse.urlencode({'query': query})}", headers={"Accept": "application/sparql-results+json"})
+    request = urllib.request.Request(
+        f"{url}?{urllib.parse.urlencode({'query': query})}", headers={"Accept": "application/sparql-results+json"}
+    )
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.loads(response.read())
 
@@ -180,7 +182,8 @@ def remote(tmp_path):
     port = free_port()
     process = subprocess.Popen(
         [SERVER, "serve", "--location", str(tmp_path / "remote"), "--bind", f"127.0.0.1:{port}", "--union-default-graph"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -206,7 +209,9 @@ def test_push_replaces_the_default_graph_atomically_in_chunks(corpus_store, remo
     code, out, err = run("push", "--endpoint", remote + "/store", "--chunk-size", "1500", "--store", corpus_store)
     assert code == 0, err
     assert "replaced atomically" in out and f"in {-(-expected // 1500)} request(s)" in out
-    assert remote_count(remote) == {} and remote_default_count(remote) == expected  # the default graph, as in the store; the staging graph is gone
+    assert (
+        remote_count(remote) == {} and remote_default_count(remote) == expected
+    )  # the default graph, as in the store; the staging graph is gone
     code, _, _ = run("push", "--endpoint", remote + "/store", "--store", corpus_store)
     assert code == 0 and remote_count(remote) == {} and remote_default_count(remote) == expected  # pushed twice: replaced, not doubled
 
@@ -246,7 +251,9 @@ def test_every_named_query_answers_the_same_remotely_as_locally(extracted_store,
 def test_remote_parameters_are_only_values(corpus_store, remote, run):
     run("push", "--endpoint", remote + "/store", "--store", corpus_store)
     hostile = 'x" } ; DROP ALL ; #'
-    code, out, _ = run("query", "-p", f"name={hostile}", "--endpoint", remote + "/query", "SELECT ?name ?person WHERE { ?person foaf:name ?name }")
+    code, out, _ = run(
+        "query", "-p", f"name={hostile}", "--endpoint", remote + "/query", "SELECT ?name ?person WHERE { ?person foaf:name ?name }"
+    )
     assert code == 0 and "(0 rows)" in out
     assert remote_default_count(remote)  # nothing was dropped
 
@@ -295,10 +302,15 @@ def test_unreachable_endpoint_is_one_line_and_exit_2(corpus_store, run):
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
-        ('SELECT ?v ?x WHERE { { ?x rdfs:label ?l FILTER (?l = ?v) } } ORDER BY ?v',
-         'SELECT (TERM AS ?v) ?x WHERE { { ?x rdfs:label ?l FILTER (?l = TERM) } } ORDER BY (TERM)'),
+        (
+            "SELECT ?v ?x WHERE { { ?x rdfs:label ?l FILTER (?l = ?v) } } ORDER BY ?v",
+            "SELECT (TERM AS ?v) ?x WHERE { { ?x rdfs:label ?l FILTER (?l = TERM) } } ORDER BY (TERM)",
+        ),
         ('# ?v in a comment\nASK { ?x ?y "?v" , <http://e/#v> , ?v }', '# ?v in a comment\nASK { ?x ?y "?v" , <http://e/#v> , TERM }'),
-        ("SELECT ?v (COUNT(?x) AS ?n) WHERE { ?x a ?v } GROUP BY ?v", "SELECT (TERM AS ?v) (COUNT(?x) AS ?n) WHERE { ?x a TERM } GROUP BY (TERM)"),
+        (
+            "SELECT ?v (COUNT(?x) AS ?n) WHERE { ?x a ?v } GROUP BY ?v",
+            "SELECT (TERM AS ?v) (COUNT(?x) AS ?n) WHERE { ?x a TERM } GROUP BY (TERM)",
+        ),
         ("CONSTRUCT { ?x a ?v } WHERE { ?x a ?v }", "CONSTRUCT { ?x a TERM } WHERE { ?x a TERM }"),
     ],
 )

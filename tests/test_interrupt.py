@@ -22,7 +22,11 @@ from tests.test_build_store import sorted_ntriples
 
 TINY = [
     {"title": "Sparse Attention for Long Documents", "abstract": "We propose SparseNet for long documents.", "authors": ["Ada Lovelace"]},
-    {"title": "Graph Networks at Scale", "abstract": "We scale graph networks to billions of edges.", "authors": ["Ada Lovelace", "Alan Turing"]},
+    {
+        "title": "Graph Networks at Scale",
+        "abstract": "We scale graph networks to billions of edges.",
+        "authors": ["Ada Lovelace", "Alan Turing"],
+    },
 ]
 QUERIES = [
     "SELECT (COUNT(*) AS ?papers) WHERE { ?p a kg:Paper }",

@@ -16,7 +16,9 @@ LEXICON = (
 )
 
 
-def mention(text: str, concept_type: str = "Method", label: str | None = None, start: int = 0, proposed: bool = False, sentence=(0, 200)) -> Mention:
+def mention(
+    text: str, concept_type: str = "Method", label: str | None = None, start: int = 0, proposed: bool = False, sentence=(0, 200)
+) -> Mention:
     return Mention(text, concept_type, start, start + len(text), *sentence, 0.9, "test", label or text, proposed)
 
 
@@ -58,8 +60,12 @@ def test_key_is_idempotent(label):
 
 
 def test_short_form_defined_in_the_paper_is_its_long_form():
-    gan = paper("a", mention("pre-trained generative adversarial networks", label="pre-trained generative adversarial network"), mention("GANs", start=50, label="pre-trained generative adversarial network"),
-                acronyms=(defines("GANs", "generative adversarial networks", "generative adversarial network"),))
+    gan = paper(
+        "a",
+        mention("pre-trained generative adversarial networks", label="pre-trained generative adversarial network"),
+        mention("GANs", start=50, label="pre-trained generative adversarial network"),
+        acronyms=(defines("GANs", "generative adversarial networks", "generative adversarial network"),),
+    )
     index = link_concepts([gan], LEXICON)
     assert concept_of(index, gan, 1).pref_label == "generative adversarial network"
     assert concept_of(index, gan, 0).pref_label == "pre-trained generative adversarial network"
@@ -68,7 +74,14 @@ def test_short_form_defined_in_the_paper_is_its_long_form():
 
 
 def test_bare_short_form_takes_the_meaning_two_other_abstracts_give_it():
-    defining = [paper(p, mention("large language models", label="large language model"), acronyms=(defines("LLMs", "large language models", "large language model"),)) for p in "ab"]
+    defining = [
+        paper(
+            p,
+            mention("large language models", label="large language model"),
+            acronyms=(defines("LLMs", "large language models", "large language model"),),
+        )
+        for p in "ab"
+    ]
     bare = paper("c", mention("LLMs", label="LLM"), mention("LLM agents", label="LLM agent", start=20))
     index = link_concepts([*defining, bare], LEXICON)
     assert concept_of(index, bare, 0).iri == concept_of(index, defining[0]).iri
@@ -78,7 +91,11 @@ def test_bare_short_form_takes_the_meaning_two_other_abstracts_give_it():
 
 
 def test_one_definition_is_not_enough_to_expand_elsewhere():
-    defining = paper("a", mention("domain penalisation", label="domain penalization"), acronyms=(defines("DP", "domain penalisation", "domain penalization"),))
+    defining = paper(
+        "a",
+        mention("domain penalisation", label="domain penalization"),
+        acronyms=(defines("DP", "domain penalisation", "domain penalization"),),
+    )
     bare = paper("b", mention("DP"))
     index = link_concepts([defining, bare], LEXICON)
     assert concept_of(index, bare).pref_label == "DP"
@@ -87,7 +104,11 @@ def test_one_definition_is_not_enough_to_expand_elsewhere():
 def test_a_name_a_paper_coins_stays_that_papers():
     """RASP the programming language is not Retrieval-Augmented Semantic Parsing."""
     coining = [
-        paper(p, mention("Retrieval-Augmented Semantic Parsing", label="retrieval-augmented semantic parsing", proposed=True), acronyms=(defines("RASP", "Retrieval-Augmented Semantic Parsing"),))
+        paper(
+            p,
+            mention("Retrieval-Augmented Semantic Parsing", label="retrieval-augmented semantic parsing", proposed=True),
+            acronyms=(defines("RASP", "Retrieval-Augmented Semantic Parsing"),),
+        )
         for p in "ab"
     ]
     language = paper("c", mention("RASP"))
@@ -149,14 +170,24 @@ def test_relation_ends_resolve_like_the_mentions_they_name():
         relations=(Relation("LoRA3D", "Method", "evaluatedOn", "ImageNet-1k", "Dataset", 0, 80, 0.7, "test"),),
     )
     index = link_concepts([extraction], LEXICON)
-    assert index.relation_end_concept(extraction.paper_iri, "Dataset", "ImageNet-1k") == index.mention_concept(extraction.paper_iri, extraction.mentions[1])
+    assert index.relation_end_concept(extraction.paper_iri, "Dataset", "ImageNet-1k") == index.mention_concept(
+        extraction.paper_iri, extraction.mentions[1]
+    )
 
 
 # -- hierarchy ------------------------------------------------------------
 
 
 def test_head_noun_gives_the_nearest_broader_concept_and_never_splits_names():
-    extractions = [paper("a", mention("fine-tuning"), mention("parameter-efficient fine-tuning", start=20), mention("Stable Diffusion", start=60), mention("diffusion", start=80))]
+    extractions = [
+        paper(
+            "a",
+            mention("fine-tuning"),
+            mention("parameter-efficient fine-tuning", start=20),
+            mention("Stable Diffusion", start=60),
+            mention("diffusion", start=80),
+        )
+    ]
     index = link_concepts(extractions, LEXICON)
     links = broader_links(extractions, {e.paper_iri: "x" * 200 for e in extractions}, index)
     pairs = {(index.by_iri[link.narrower].pref_label, index.by_iri[link.broader].pref_label, link.rule) for link in links}
@@ -174,7 +205,9 @@ def test_hearst_such_as_links_every_listed_concept_with_its_sentence():
     extraction = Extraction("https://w3id.org/kg/paper/a", tuple(mentions))
     index = link_concepts([extraction], LEXICON)
     links = broader_links([extraction], {extraction.paper_iri: text}, index)
-    hearst = {(index.by_iri[link.narrower].pref_label, index.by_iri[link.broader].pref_label) for link in links if link.rule == "hearst:such-as"}
+    hearst = {
+        (index.by_iri[link.narrower].pref_label, index.by_iri[link.broader].pref_label) for link in links if link.rule == "hearst:such-as"
+    }
     assert hearst == {(name, "vision-language models") for name in ("CLIP", "BLIP", "LLaVA")}
     like = [link for link in links if link.rule == "hearst:like"]
     assert [(index.by_iri[link.narrower].pref_label, link.start, link.end) for link in like] == [("LoRA", 63, len(text))]

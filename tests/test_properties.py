@@ -29,9 +29,26 @@ ANY_CHAR = st.characters(exclude_categories=())
 ANY_TEXT = st.text(ANY_CHAR)
 # What breaks a serialiser or a page if it is pasted instead of escaped.
 HOSTILE = [
-    '"""', "'''", '\\', '\\"', 'x" } ; DROP ALL ; #', "<script>alert(1)</script>", "</script><!--",
-    "@prefix x: <http://evil/> .", "<http://a> <http://b> <http://c> .", "a\nb\r\nc\u2028d", "_:b0", "^^xsd:int", "@en",
-    "\u0000\u001b[31m\u007f", "e\u200d\u0301", "\ud800", "𝓐𝓑 ﷽ 🙂 \ufffe\uffff", "#", "{{ x }}", "${x}",
+    '"""',
+    "'''",
+    "\\",
+    '\\"',
+    'x" } ; DROP ALL ; #',
+    "<script>alert(1)</script>",
+    "</script><!--",
+    "@prefix x: <http://evil/> .",
+    "<http://a> <http://b> <http://c> .",
+    "a\nb\r\nc\u2028d",
+    "_:b0",
+    "^^xsd:int",
+    "@en",
+    "\u0000\u001b[31m\u007f",
+    "e\u200d\u0301",
+    "\ud800",
+    "𝓐𝓑 ﷽ 🙂 \ufffe\uffff",
+    "#",
+    "{{ x }}",
+    "${x}",
 ]
 LABEL = st.one_of(st.sampled_from(HOSTILE), ANY_TEXT)
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -39,9 +56,12 @@ FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 
 # Readers ----------------------------------------------------------------------------------
 
+
 def _json_value():
     scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), LABEL)
-    return st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(LABEL, inner, max_size=3)), max_leaves=8)
+    return st.recursive(
+        scalars, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(LABEL, inner, max_size=3)), max_leaves=8
+    )
 
 
 def _record():
@@ -64,7 +84,11 @@ def test_readers_yield_papers_or_rejected_records_for_any_text(reader, text):
 
 
 @FAST
-@given(data=st.one_of(st.binary(max_size=400), JSONL.map(lambda t: t.encode("utf-8", "surrogatepass"))), suffix=st.sampled_from([".txt", ".md", ".jsonl"]), strict=st.booleans())
+@given(
+    data=st.one_of(st.binary(max_size=400), JSONL.map(lambda t: t.encode("utf-8", "surrogatepass"))),
+    suffix=st.sampled_from([".txt", ".md", ".jsonl"]),
+    strict=st.booleans(),
+)
 def test_read_file_raises_nothing_but_corpus_errors(data, suffix, strict):
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"input{suffix}"
@@ -82,6 +106,7 @@ def test_read_file_raises_nothing_but_corpus_errors(data, suffix, strict):
 
 
 # Normalisation -----------------------------------------------------------------------------
+
 
 @FAST
 @given(LABEL)
@@ -119,6 +144,7 @@ def test_concept_key_and_match_key_are_idempotent(text):
 
 # IRI minting ---------------------------------------------------------------------------------
 
+
 def _minted(label: str, concept_type: str) -> list[pyoxigraph.NamedNode]:
     paper = identity.paper_iri_for_key("abstract:" + match_key(label))
     concept = identity.concept_iri(concept_type, concept_key(label))
@@ -152,6 +178,7 @@ def test_minted_iris_are_valid_and_stable_for_any_label(label, concept_type):
 
 # Export round trip --------------------------------------------------------------------------
 
+
 def _oxigraph_key(term):
     if isinstance(term, pyoxigraph.NamedNode):
         return ("iri", term.value)
@@ -174,7 +201,15 @@ def _keys(triples, key) -> set:
 
 
 PAPERS = st.lists(
-    st.fixed_dictionaries({"title": LABEL, "abstract": LABEL, "authors": st.lists(LABEL, max_size=2), "venue": LABEL, "categories": st.lists(LABEL, max_size=2)}),
+    st.fixed_dictionaries(
+        {
+            "title": LABEL,
+            "abstract": LABEL,
+            "authors": st.lists(LABEL, max_size=2),
+            "venue": LABEL,
+            "categories": st.lists(LABEL, max_size=2),
+        }
+    ),
     min_size=1,
     max_size=3,
 )
@@ -194,7 +229,10 @@ def test_any_unicode_label_survives_the_turtle_and_ntriples_round_trip(papers):
         store = open_store(folder / "store")
         expected = _keys(graph_triples(store), _oxigraph_key)
         titles = {normalise_whitespace(r["title"]) for r in records} - {""}
-        for fmt, oxigraph_format, rdflib_format in (("ttl", pyoxigraph.RdfFormat.TURTLE, "turtle"), ("nt", pyoxigraph.RdfFormat.N_TRIPLES, "nt")):
+        for fmt, oxigraph_format, rdflib_format in (
+            ("ttl", pyoxigraph.RdfFormat.TURTLE, "turtle"),
+            ("nt", pyoxigraph.RdfFormat.N_TRIPLES, "nt"),
+        ):
             out = folder / f"kg.{fmt}"
             export_graph(store, out, fmt)
             assert _keys((q.triple for q in pyoxigraph.parse(path=str(out), format=oxigraph_format)), _oxigraph_key) == expected

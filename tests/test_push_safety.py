@@ -64,8 +64,19 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if self.server.auth == "digest":  # RFC 2617, qop=auth
             if not header.startswith("Digest "):
                 return False
-            fields = urllib.request.parse_keqv_list(urllib.request.parse_http_list(header[len("Digest "):]))
-            expected = _md5(":".join([_md5(f"{USER}:{REALM}:{PASSWORD}"), NONCE, fields["nc"], fields["cnonce"], "auth", _md5(f"{self.command}:{fields['uri']}")]))
+            fields = urllib.request.parse_keqv_list(urllib.request.parse_http_list(header[len("Digest ") :]))
+            expected = _md5(
+                ":".join(
+                    [
+                        _md5(f"{USER}:{REALM}:{PASSWORD}"),
+                        NONCE,
+                        fields["nc"],
+                        fields["cnonce"],
+                        "auth",
+                        _md5(f"{self.command}:{fields['uri']}"),
+                    ]
+                )
+            )
             return fields["username"] == USER and fields["nonce"] == NONCE and fields["response"] == expected
         return True
 
@@ -266,11 +277,18 @@ def test_digest_with_a_body_larger_than_the_socket_buffers(serve, monkeypatch):
     assert report.chunks == 1 and len(server.graphs[DEFAULT]) == 16 * 256
 
 
-@pytest.mark.parametrize(("refuse", "credentials", "expected"), [
-    (401, False, "the endpoint asks for credentials (HTTP 401); set KG_ENDPOINT_USER and KG_ENDPOINT_PASSWORD, or a ~/.netrc entry for 127.0.0.1"),
-    (401, True, "the endpoint refused the credentials (HTTP 401)"),
-    (403, True, "the endpoint forbids this request (HTTP 403)"),
-])
+@pytest.mark.parametrize(
+    ("refuse", "credentials", "expected"),
+    [
+        (
+            401,
+            False,
+            "the endpoint asks for credentials (HTTP 401); set KG_ENDPOINT_USER and KG_ENDPOINT_PASSWORD, or a ~/.netrc entry for 127.0.0.1",
+        ),
+        (401, True, "the endpoint refused the credentials (HTTP 401)"),
+        (403, True, "the endpoint forbids this request (HTTP 403)"),
+    ],
+)
 def test_refusals_are_reported_plainly_not_as_a_broken_pipe(serve, monkeypatch, refuse, credentials, expected):
     server = serve(refuse=refuse)
     if credentials:
@@ -281,12 +299,15 @@ def test_refusals_are_reported_plainly_not_as_a_broken_pipe(serve, monkeypatch, 
     assert "the remote graph is unchanged" in str(caught.value) and "pipe" not in str(caught.value)
 
 
-@pytest.mark.parametrize(("url", "shown"), [
-    ("http://alice:S3cretPW@host:8/store?token=abc", "http://***@host:8/store?***"),
-    ("https://host/store?graph=http%3A%2F%2Fe%2Fg&key=abc", "https://host/store?***&graph=http%3A%2F%2Fe%2Fg"),
-    ("http://host/store?default", "http://host/store?default"),
-    ("http://alice:pa/ss@host/store", "<a malformed URL>"),  # "pa" would be read as the port
-])
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://alice:S3cretPW@host:8/store?token=abc", "http://***@host:8/store?***"),
+        ("https://host/store?graph=http%3A%2F%2Fe%2Fg&key=abc", "https://host/store?***&graph=http%3A%2F%2Fe%2Fg"),
+        ("http://host/store?default", "http://host/store?default"),
+        ("http://alice:pa/ss@host/store", "<a malformed URL>"),  # "pa" would be read as the port
+    ],
+)
 def test_redact(url, shown):
     from kg.query.http import redact
 

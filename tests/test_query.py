@@ -89,12 +89,17 @@ def test_a_key_variable_gets_the_value_lower_cased_and_the_label_lookup_is_an_ex
     assert bind_terms("SELECT ?author WHERE { ?p kg:nameKey ?authorKey }", {"author": "A", "authorKey": "b"}).endswith('"b" }')
     assert bind_terms("SELECT ?author WHERE { }", {"author": "A"}) == 'SELECT ("A" AS ?author) WHERE { }'
     # the build writes the key for every name a lookup may use, so any case finds the person
-    assert {r["label"] for r in ask(store, "papers-of-author", author="YUE WANG")} == {r["label"] for r in ask(store, "papers-of-author", author="Yue Wang")}
-    missing = run_query(store, """SELECT ?node WHERE {
+    assert {r["label"] for r in ask(store, "papers-of-author", author="YUE WANG")} == {
+        r["label"] for r in ask(store, "papers-of-author", author="Yue Wang")
+    }
+    missing = run_query(
+        store,
+        """SELECT ?node WHERE {
         { ?node skos:prefLabel|skos:altLabel|foaf:name|rdfs:label|dcterms:title ?name }
         FILTER NOT EXISTS { ?node kg:nameKey ?key FILTER (?key = LCASE(STR(?name))) }
         FILTER EXISTS { ?node a ?class FILTER (?class IN (kg:Paper, foaf:Person, kg:Topic, kg:Method, kg:Dataset, kg:Task, kg:Metric)) }
-    } LIMIT 5""")
+    } LIMIT 5""",
+    )
     assert list(missing.raw) == []
 
 

@@ -47,8 +47,9 @@ def kg(*args) -> subprocess.Popen:
     # Not ignored here, so not in the child: Ctrl-C acts as from a terminal, even where the test runner ignores it.
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        return subprocess.Popen([sys.executable, "-m", "kg", *map(str, args)], env=env, text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        return subprocess.Popen(
+            [sys.executable, "-m", "kg", *map(str, args)], env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
     finally:
         signal.signal(signal.SIGINT, previous)
 
@@ -71,6 +72,7 @@ def one_line_error(err: str, *words: str) -> None:
 
 # -- 7: SERVICE opens no connection ---------------------------------------------------
 
+
 def _service_commands(port: int, tmp_path, store):
     url = f"<http://127.0.0.1:{port}/sparql>"
     construct = tmp_path / "service.rq"
@@ -82,7 +84,10 @@ def _service_commands(port: int, tmp_path, store):
         "query": ["query", select],
         "query --param": ["query", "-p", "x=1", f"SELECT * WHERE {{ BIND (?x AS ?y) SERVICE {url} {{ ?s ?p ?o }} }}"],
         "query, glued to a number": ["query", f"SELECT * WHERE {{ ?s ?p 1SERVICE {url} {{ ?s ?p ?o }} }}"],
-        "query, behind an escaped #": ["query", f"PREFIX ex: <http://x/> SELECT * WHERE {{ VALUES ?x {{ ex:a\\# }} SERVICE {url} {{ ?s ?p ?o }} }}"],
+        "query, behind an escaped #": [
+            "query",
+            f"PREFIX ex: <http://x/> SELECT * WHERE {{ VALUES ?x {{ ex:a\\# }} SERVICE {url} {{ ?s ?p ?o }} }}",
+        ],
         "query, SERVICE:name": ["query", f"PREFIX : <http://127.0.0.1:{port}/> SELECT * WHERE {{ SERVICE:sparql {{ ?s ?p ?o }} }}"],
         "query, SERVICESILENT": ["query", f"SELECT * WHERE {{ SERVICESILENT{url} {{ ?s ?p ?o }} }}"],
         "query --endpoint": ["query", "--endpoint", f"http://127.0.0.1:{port}/query", select],
@@ -91,8 +96,20 @@ def _service_commands(port: int, tmp_path, store):
     }
 
 
-@pytest.mark.parametrize("case", ["query", "query --param", "query, glued to a number", "query, behind an escaped #",
-                                  "query, SERVICE:name", "query, SERVICESILENT", "query --endpoint", "viz --query", "ask FILE.rq"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "query",
+        "query --param",
+        "query, glued to a number",
+        "query, behind an escaped #",
+        "query, SERVICE:name",
+        "query, SERVICESILENT",
+        "query --endpoint",
+        "viz --query",
+        "ask FILE.rq",
+    ],
+)
 def test_service_is_refused_before_any_connection(case, listener, store, tmp_path):
     port, accepted = listener
     args = _service_commands(port, tmp_path, store)[case]
@@ -104,25 +121,34 @@ def test_service_is_refused_before_any_connection(case, listener, store, tmp_pat
     assert not (tmp_path / "page.html").exists()
 
 
-@pytest.mark.parametrize("query", [
-    "SELECT * WHERE { VALUES ?x { ex:a\\# } SERVICE URL { ?s ?p ?o } }",  # an escaped # in a local name is no comment
-    "SELECT * WHERE { VALUES ?x { <http://x/\\u0041#> } SERVICE URL { ?s ?p ?o } }",  # nor one in an IRI with a \\u escape
-    "SELECT * WHERE { VALUES ?x { ex:a\\'b } SERVICE URL { ?s ?p ?o } } #'",  # an escaped ' starts no string
-    "SELECT * WHERE { SERVICESILENT URL { ?s ?p ?o } }",
-    "SELECT * WHERE { VALUES ?x { 1 } ?s ?p 1SERVICE URL { ?s ?p ?o } }",
-    "SELECT * WHERE { VALUES ?x { 1 } ?s ?p 1.SERVICE URL { ?s ?p ?o } }",
-    "SELECT * WHERE { VALUES ?x { UNDEF }SERVICE URL { ?s ?p ?o } }",
-    "PREFIX : <URL> SELECT * WHERE { SERVICE:sparql { ?s ?p ?o } }",
-], ids=["escaped #", "IRI escape", "escaped '", "SERVICESILENT", "1SERVICE", "1.SERVICE", "UNDEF}SERVICE", "SERVICE:name"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT * WHERE { VALUES ?x { ex:a\\# } SERVICE URL { ?s ?p ?o } }",  # an escaped # in a local name is no comment
+        "SELECT * WHERE { VALUES ?x { <http://x/\\u0041#> } SERVICE URL { ?s ?p ?o } }",  # nor one in an IRI with a \\u escape
+        "SELECT * WHERE { VALUES ?x { ex:a\\'b } SERVICE URL { ?s ?p ?o } } #'",  # an escaped ' starts no string
+        "SELECT * WHERE { SERVICESILENT URL { ?s ?p ?o } }",
+        "SELECT * WHERE { VALUES ?x { 1 } ?s ?p 1SERVICE URL { ?s ?p ?o } }",
+        "SELECT * WHERE { VALUES ?x { 1 } ?s ?p 1.SERVICE URL { ?s ?p ?o } }",
+        "SELECT * WHERE { VALUES ?x { UNDEF }SERVICE URL { ?s ?p ?o } }",
+        "PREFIX : <URL> SELECT * WHERE { SERVICE:sparql { ?s ?p ?o } }",
+    ],
+    ids=["escaped #", "IRI escape", "escaped '", "SERVICESILENT", "1SERVICE", "1.SERVICE", "UNDEF}SERVICE", "SERVICE:name"],
+)
 def test_no_spelling_of_service_reaches_out(query, listener):
     port, accepted = listener
     with pytest.raises(QueryError, match="SERVICE"):
-        run_query(Store(), "PREFIX ex: <http://x/>\n" + query.replace("<URL>", f"<http://127.0.0.1:{port}/>").replace("URL", f"<http://127.0.0.1:{port}/sparql>"))
+        run_query(
+            Store(),
+            "PREFIX ex: <http://x/>\n"
+            + query.replace("<URL>", f"<http://127.0.0.1:{port}/>").replace("URL", f"<http://127.0.0.1:{port}/sparql>"),
+        )
     time.sleep(0.1)
     assert len(accepted) == 0
 
 
 # -- 8: deep queries are refused or run; none crashes ------------------------------------
+
 
 def test_five_thousand_parentheses_are_an_error_not_a_crash(store):
     deep = "SELECT * WHERE { FILTER (" + "(" * 5000 + "true" + ")" * 5000 + ") }"
@@ -133,10 +159,14 @@ def test_five_thousand_parentheses_are_an_error_not_a_crash(store):
         one_line_error(err, "nested too deeply")
 
 
-@pytest.mark.parametrize("query", [
-    "SELECT * WHERE { FILTER (" + "!" * 50_000 + "true) }",  # 50 KB: 9 KB of `!` overflow Oxigraph's 8 MB main-thread stack
-    "SELECT * WHERE { ?s ?p ?o FILTER (" + " || ".join(["false"] * 20_000) + ") }",  # 9,400 terms overflow it
-], ids=["50,000 !", "20,000 ||"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT * WHERE { FILTER (" + "!" * 50_000 + "true) }",  # 50 KB: 9 KB of `!` overflow Oxigraph's 8 MB main-thread stack
+        "SELECT * WHERE { ?s ?p ?o FILTER (" + " || ".join(["false"] * 20_000) + ") }",  # 9,400 terms overflow it
+    ],
+    ids=["50,000 !", "20,000 ||"],
+)
 def test_deep_operator_chains_are_an_error_not_a_crash(query, store, tmp_path):
     (tmp_path / "deep.rq").write_text(query, encoding="utf-8")  # (longer than one command-line argument may be)
     code, _, err = finish(kg("query", "--format", "csv", "-f", tmp_path / "deep.rq", "--store", store, "--timeout", "0"), within=120)
@@ -145,6 +175,7 @@ def test_deep_operator_chains_are_an_error_not_a_crash(query, store, tmp_path):
 
 
 # -- 9: a time limit, and Ctrl-C or kill stop a query at once ----------------------------
+
 
 def test_timeout_stops_a_query_that_never_returns(store):
     started = time.monotonic()
@@ -191,13 +222,17 @@ def test_an_answer_is_bounded(store, monkeypatch):
         run_query(open_store(store), f"SELECT * WHERE {{ {CROSS} }}", timeout=30)
 
 
-@pytest.mark.parametrize("query", [
-    "SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p ORDER BY ?p",
-    'SELECT ?s ?o WHERE { ?s dcterms:title ?o } ORDER BY ?o LIMIT 5',
-    "SELECT * WHERE { ?s foaf:name ?name } ORDER BY ?name LIMIT 3",
-    "ASK { ?s a kg:Paper }",
-    "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o ; dcterms:title 'Paper 7' }",
-], ids=["group", "order", "star", "ask", "construct"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p ORDER BY ?p",
+        "SELECT ?s ?o WHERE { ?s dcterms:title ?o } ORDER BY ?o LIMIT 5",
+        "SELECT * WHERE { ?s foaf:name ?name } ORDER BY ?name LIMIT 3",
+        "ASK { ?s a kg:Paper }",
+        "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o ; dcterms:title 'Paper 7' }",
+    ],
+    ids=["group", "order", "star", "ask", "construct"],
+)
 def test_a_timed_query_answers_as_an_untimed_one(query, store):
     graph = open_store(store)
     for fmt in ("table", "csv", "json"):
@@ -207,6 +242,7 @@ def test_a_timed_query_answers_as_an_untimed_one(query, store):
 
 
 # -- 13: a remote endpoint's malformed answer is a one-line error -----------------------
+
 
 class _Endpoint(http.server.BaseHTTPRequestHandler):
     """Answers a POST to each path of ANSWERS with its content type and body, after its delay."""
@@ -229,11 +265,19 @@ SOLUTIONS = json.dumps({"head": {"vars": ["s"]}, "results": {"bindings": [{"s": 
 ANSWERS = {
     "/html": ("text/html", b"<!DOCTYPE html><html><body>Please log in</body></html>", 0),
     "/truncated": ("application/sparql-results+json", SOLUTIONS[:-9], 0),
-    "/xml": ("application/sparql-results+xml", b'<?xml version="1.0"?><sparql xmlns="http://www.w3.org/2005/sparql-results#"><head/></sparql>', 0),
+    "/xml": (
+        "application/sparql-results+xml",
+        b'<?xml version="1.0"?><sparql xmlns="http://www.w3.org/2005/sparql-results#"><head/></sparql>',
+        0,
+    ),
     "/binary": ("application/octet-stream", b"\x1b]0;owned\x07\x00\xff\xfe\x89PNG", 0),
     "/empty": ("application/sparql-results+json", b"", 0),
     "/boolean": ("application/sparql-results+json", b'{"head": {}, "boolean": true}', 0),
-    "/undeclared": ("application/sparql-results+json", b'{"head": {"vars": ["s"]}, "results": {"bindings": [{"t": {"type": "uri", "value": "http://x/"}}]}}', 0),
+    "/undeclared": (
+        "application/sparql-results+json",
+        b'{"head": {"vars": ["s"]}, "results": {"bindings": [{"t": {"type": "uri", "value": "http://x/"}}]}}',
+        0,
+    ),
     "/turtle": ("text/html", b"<html><body>not turtle</body></html>", 0),
     "/good": ("application/sparql-results+json", SOLUTIONS, 0),
     "/slow": ("application/sparql-results+json", SOLUTIONS, 4),

@@ -8,10 +8,10 @@ import shutil
 
 import pytest
 
+from kg.corpus import read_paths
 from kg.extract.cache import ExtractionCache, decode_extraction, encode_extraction
 from kg.extract.extractor import SpacyExtractor
 from kg.link import link_papers
-from kg.corpus import read_paths
 from kg.pipeline import in_shard
 from tests.conftest import CONFERENCE, CORPUS
 from tests.test_build_store import sorted_ntriples
@@ -61,11 +61,11 @@ def test_a_pipeline_change_invalidates_the_cache(tmp_path, conference_papers):
 def test_the_recognisers_weights_count_only_for_builds_that_run_it(monkeypatch):
     from kg.extract import pipeline
 
-    without, with_ner = pipeline.pipeline_version(), pipeline.pipeline_version(use_ner=True)
-    assert without != with_ner
-    monkeypatch.setattr(pipeline, "NER_WEIGHTS", pipeline.NER_WEIGHTS.with_name("claims"))  # as if these were its weights
-    assert pipeline.pipeline_version() != without  # they no longer count without it
-    assert pipeline.pipeline_version(use_ner=True) == with_ner  # with it, every file counts
+    rules, model = pipeline.pipeline_version("rules"), pipeline.pipeline_version("model")
+    assert len({rules, model, pipeline.pipeline_version("model+lexicon")}) == 3  # the mode is part of it
+    monkeypatch.setattr(pipeline, "CONCEPT_WEIGHTS", pipeline.CONCEPT_WEIGHTS.with_name("claims"))  # as if these were its weights
+    assert pipeline.pipeline_version("rules") != rules  # they no longer count without it
+    assert pipeline.pipeline_version("model") == model  # with it, every file counts
 
 
 def test_shards_cover_every_paper_once_and_rebuild_the_same_graph(tmp_path, run, extracted_store):

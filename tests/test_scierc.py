@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from kg.extract.benchmarks.scierc import (
+from kg.training.benchmarks import DEFAULT_ROOT
+from kg.training.benchmarks.scierc import (
     LABELS,
     SciercDoc,
     SciercEntity,
@@ -14,20 +15,38 @@ from kg.extract.benchmarks.scierc import (
     load_scierc,
     to_docs,
 )
-from kg.extract.scoring import Score, doc_entities, prf, score_entities
-from kg.extract.benchmarks import DEFAULT_ROOT
-from kg.extract.pipeline import NER_WEIGHTS
+from kg.training.scoring import Score, doc_entities, prf, score_entities
 
-needs_scierc = pytest.mark.skipif(
-    not (DEFAULT_ROOT / "scierc" / "test.jsonl").is_file(), reason="SciERC not in ../shared/benchmarks"
-)
+needs_scierc = pytest.mark.skipif(not (DEFAULT_ROOT / "scierc" / "test.jsonl").is_file(), reason="SciERC not in ../shared/benchmarks")
 
 
 def test_detokenise_restores_brackets_quotes_and_spacing():
-    tokens = ["A", "parser", "-LRB-", "PCFG", "-RRB-", ",", "``", "fast", "''", "and", "the", "model", "'s",
-              "F1", "-LSB-", "50", "%", "-RSB-", ";", "do", "n't", "."]
+    tokens = [
+        "A",
+        "parser",
+        "-LRB-",
+        "PCFG",
+        "-RRB-",
+        ",",
+        "``",
+        "fast",
+        "''",
+        "and",
+        "the",
+        "model",
+        "'s",
+        "F1",
+        "-LSB-",
+        "50",
+        "%",
+        "-RSB-",
+        ";",
+        "do",
+        "n't",
+        ".",
+    ]
     text, spans = detokenise(tokens)
-    assert text == 'A parser (PCFG), "fast" and the model\'s F1 [50%]; don\'t.'
+    assert text == "A parser (PCFG), \"fast\" and the model's F1 [50%]; don't."
     surface = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "``": '"', "''": '"'}
     assert [text[s:e] for s, e in spans] == [surface.get(t, t) for t in tokens]
 
@@ -109,13 +128,3 @@ def test_prf_on_a_hand_worked_example():
     assert scores.per_label["Method"] == Score(0.5, 1.0, 2 / 3, 1, 2, 1)
     assert scores.per_label["Task"].f1 == 0.0 and scores.per_label["Metric"].predicted == 0
     assert prf(set(), set()) == Score(0.0, 0.0, 0.0, 0, 0, 0)
-
-
-def test_shipped_weights_load_and_find_concepts():
-    import spacy
-
-    nlp = spacy.load(NER_WEIGHTS)
-    assert nlp.pipe_names[-1] == "ner"
-    assert set(nlp.get_pipe("ner").labels) == set(LABELS)
-    doc = nlp("We evaluate BERT on SQuAD for question answering.")
-    assert len(doc.ents) >= 1 and {e.label_ for e in doc.ents} <= set(LABELS)

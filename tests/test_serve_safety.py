@@ -26,8 +26,20 @@ SERVER = shutil.which("oxigraph", path=os.pathsep.join([os.path.dirname(sys.exec
 pytestmark = pytest.mark.skipif(SERVER is None, reason="the Oxigraph server (PyPI `oxigraph`, a kg dependency) is not installed")
 
 PAPERS = [
-    {"id": "p1", "title": "Neural radiance fields on Waymo", "abstract": "We propose a method for neural radiance fields evaluated on Waymo.", "year": 2023, "authors": ["Ada Lovelace"]},
-    {"id": "p2", "title": "Gaussian splatting on KITTI", "abstract": "Gaussian splatting on KITTI improves rendering speed.", "year": 2024, "authors": ["Alan Turing"]},
+    {
+        "id": "p1",
+        "title": "Neural radiance fields on Waymo",
+        "abstract": "We propose a method for neural radiance fields evaluated on Waymo.",
+        "year": 2023,
+        "authors": ["Ada Lovelace"],
+    },
+    {
+        "id": "p2",
+        "title": "Gaussian splatting on KITTI",
+        "abstract": "Gaussian splatting on KITTI improves rendering speed.",
+        "year": 2024,
+        "authors": ["Alan Turing"],
+    },
 ]
 COUNT = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
 
@@ -198,7 +210,9 @@ def test_read_only_refuses_updates_and_graph_store_writes(server):
     before = count(server)
     assert call(f"{server}/update", b"CLEAR ALL", "application/sparql-update")[0] == 403
     assert call(f"{server}/update", b"update=CLEAR%20ALL", "application/x-www-form-urlencoded")[0] == 403
-    put = urllib.request.Request(f"{server}/store?default", data=b"<urn:a> <urn:b> <urn:c> .", method="PUT", headers={"Content-Type": "application/n-triples"})
+    put = urllib.request.Request(
+        f"{server}/store?default", data=b"<urn:a> <urn:b> <urn:c> .", method="PUT", headers={"Content-Type": "application/n-triples"}
+    )
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(put, timeout=10)
     assert refused.value.code == 403
@@ -259,7 +273,12 @@ def test_a_cross_product_gets_503_within_the_timeout_and_the_server_keeps_servin
 
 def test_serving_is_announced_only_once_the_server_answers(tiny_store):
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "kg", "serve", "--store", str(tiny_store), "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kg", "serve", "--store", str(tiny_store), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert process.stdout.readline().startswith("Serving ")
         assert count(f"http://127.0.0.1:{port}") > 0  # at once: no waiting after the announcement
@@ -270,7 +289,13 @@ def test_serving_is_announced_only_once_the_server_answers(tiny_store):
 def test_a_busy_port_is_one_line_exit_2_and_nothing_is_announced(tiny_store):
     with socket.create_server(("127.0.0.1", 0)) as busy:
         port = busy.getsockname()[1]
-        done = subprocess.run([sys.executable, "-m", "kg", "serve", "--store", str(tiny_store), "--port", str(port)], capture_output=True, text=True, timeout=60, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "kg", "serve", "--store", str(tiny_store), "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
     assert done.returncode == 2
     assert done.stderr == f"kg: error: port {port} is in use (choose another with --port)\n"
     assert done.stdout == "" and "panicked" not in done.stderr and "backtrace" not in done.stderr.lower()

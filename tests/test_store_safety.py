@@ -111,7 +111,9 @@ def test_a_symlinked_store_stays_a_link_to_the_same_folder(here, run):
     (here / "data").mkdir()
     (here / "link").symlink_to(here / "data" / "store")
     for records in (OLD, NEW):  # the first build makes the folder, the second swaps it
-        assert run("build", "--no-extract", "--quiet", "--no-page", "--afresh", "--store", "link", jsonl(here / "in.jsonl", records))[0] == 0
+        assert (
+            run("build", "--no-extract", "--quiet", "--no-page", "--afresh", "--store", "link", jsonl(here / "in.jsonl", records))[0] == 0
+        )
         assert (here / "link").is_symlink() and os.readlink(here / "link") == str(here / "data" / "store")
     assert len(content(here / "data" / "store")) == len(content(here / "link")) > 0
     assert sorted(p.name for p in here.iterdir()) == ["data", "in.jsonl", "link"]
@@ -151,13 +153,16 @@ def test_root_or_working_directory_as_store_is_a_one_line_error(here, run, where
     assert code == 2 and err == f"kg: error: {where}: no graph store here; build one with `kg build` (or pass --store)\n"
 
 
-@pytest.mark.parametrize("command", [
-    ["query", "SELECT * WHERE { ?s ?p ?o }"],
-    ["export", "--out", "out.ttl"],
-    ["validate"],
-    ["viz", "--out", "out.html"],
-    ["top"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["query", "SELECT * WHERE { ?s ?p ?o }"],
+        ["export", "--out", "out.ttl"],
+        ["validate"],
+        ["viz", "--out", "out.html"],
+        ["top"],
+    ],
+)
 def test_a_damaged_store_is_a_one_line_error_for_every_reader(here, run, command):
     store = here / "store"
     build([jsonl(here / "in.jsonl", OLD)], store=store)
@@ -165,7 +170,9 @@ def test_a_damaged_store_is_a_one_line_error_for_every_reader(here, run, command
         os.truncate(table, 100)  # as a full disk or a bad copy leaves it
     code, out, err = run(*command, "--store", store)
     assert (code, out) == (2, "") and len(err.splitlines()) == 1
-    assert err.startswith(f"kg: error: {store}: the graph store is damaged and cannot be read (Corruption: ") and err.endswith("build it again with `kg build`\n")
+    assert err.startswith(f"kg: error: {store}: the graph store is damaged and cannot be read (Corruption: ") and err.endswith(
+        "build it again with `kg build`\n"
+    )
 
 
 def test_a_build_over_a_damaged_store_builds_it_afresh(here, run):
@@ -200,7 +207,9 @@ def _page_cannot_be_put_in_place(here: Path) -> None:
     (here / "exports" / "kg.html").mkdir()  # written beside it fine; the rename over it fails, after the store swap
 
 
-@pytest.mark.parametrize("spoil", [_page_cannot_be_written_before_the_swap, _page_cannot_be_put_in_place], ids=["exports-is-a-file", "page-is-a-folder"])
+@pytest.mark.parametrize(
+    "spoil", [_page_cannot_be_written_before_the_swap, _page_cannot_be_put_in_place], ids=["exports-is-a-file", "page-is-a-folder"]
+)
 def test_a_page_that_cannot_be_written_leaves_the_store_as_it_was(here, run, previous, spoil):
     store_before, _ = previous
     spoil(here)
@@ -255,5 +264,7 @@ def test_a_signal_during_the_swap_is_too_late_and_the_build_completes(here):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", KgWarning)
         report = build([jsonl(here / "new.jsonl", NEW)], store=store, finish=interrupt)
-    assert [str(w.message) for w in caught] == [f"{store}: interrupted as the new store was swapped in, too late to stop: the build completed"]
+    assert [str(w.message) for w in caught] == [
+        f"{store}: interrupted as the new store was swapped in, too late to stop: the build completed"
+    ]
     assert report.papers == 3 and len([q for q in content(store) if "third thing" in q]) == 1

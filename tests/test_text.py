@@ -20,7 +20,9 @@ def test_normalise_whitespace_is_idempotent(text):
 
 def test_derived_label_keeps_short_first_sentence_and_marks_cuts():
     assert derived_label("Short claim. Second sentence.") == "Short claim."
-    long_sentence = "Large language models such as GPT-4 sometimes appear to be creative, solving novel tasks often with few demonstrations."
+    long_sentence = (
+        "Large language models such as GPT-4 sometimes appear to be creative, solving novel tasks often with few demonstrations."
+    )
     label = derived_label(long_sentence)
     assert label.endswith("…") and len(label) <= 81
     assert long_sentence.startswith(label[:-1])

@@ -208,7 +208,7 @@ class HandExtractor:
             text = linked.paper.abstract
             bounds = [(m.start(), m.end()) for m in re.finditer(r"[^.]+\.", text)]
 
-            def sentence(at: int) -> tuple[int, int]:
+            def sentence(at: int, bounds: list[tuple[int, int]] = bounds, text: str = text) -> tuple[int, int]:
                 start, end = next((s, e) for s, e in bounds if s <= at < e)
                 return start + (len(text[start:end]) - len(text[start:end].lstrip())), end
 
@@ -354,7 +354,13 @@ def test_same_graph_same_bytes(tiny, tiny_page):
         "print(hashlib.sha256(render_page(v, paper_details(s, v.paper_ids)).encode()).hexdigest())"
     )
     digests = {
-        subprocess.run([sys.executable, "-c", script, str(tiny)], env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True, text=True, check=True).stdout.strip()
+        subprocess.run(
+            [sys.executable, "-c", script, str(tiny)],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         for seed in ("1", "2")
     }
     assert digests == {hashlib.sha256(html.encode()).hexdigest()}
@@ -374,7 +380,11 @@ def test_construct_results_are_drawn(tiny):
 
 def test_construct_claims_are_typed_and_labelled_from_the_triples(tiny):
     store = open_store(tiny)
-    view = construct_view(store, load_graph(store), "CONSTRUCT { ?p kg:hasClaim ?c . ?c a kg:Claim ; kg:sentence ?s } WHERE { ?p kg:hasClaim ?c . ?c kg:sentence ?s }")
+    view = construct_view(
+        store,
+        load_graph(store),
+        "CONSTRUCT { ?p kg:hasClaim ?c . ?c a kg:Claim ; kg:sentence ?s } WHERE { ?p kg:hasClaim ?c . ?c kg:sentence ?s }",
+    )
     claims = [n for n in view.nodes if n.type == "Claim"]
     assert sorted(n.label for n in claims) == ["LoRA is evaluated on ImageNet.", "We apply LoRA to CIFAR-10.", "Zebra beats BLEU by far."]
     assert all("a kg:Claim" in n.facts for n in claims)

@@ -17,9 +17,19 @@ from kg.views.page import STYLE
 from tests.test_views import HOSTILE_TITLE, build_tiny_store
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) to run the browser tests")
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason=f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) to run the browser tests"
+)
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is missing: pip install -e '.[test]'")
 
 
@@ -53,7 +63,12 @@ def open_page(browser, path: Path) -> Opened:
             route.abort()
 
     page.route("**/*", guard)
-    page.on("request", lambda request: request.url not in (url, *opened.attempted) and not request.url.startswith("data:") and opened.attempted.append(request.url))
+    page.on(
+        "request",
+        lambda request: (
+            request.url not in (url, *opened.attempted) and not request.url.startswith("data:") and opened.attempted.append(request.url)
+        ),
+    )
     page.on("console", lambda message: message.type == "error" and opened.errors.append(message.text))
     page.on("pageerror", lambda error: opened.errors.append(str(error)))
 

@@ -17,7 +17,7 @@ def ontology():
 
 def declared_terms(ontology):
     kinds = (OWL.Class, OWL.ObjectProperty, OWL.DatatypeProperty)
-    return {str(s)[len(KG.iri):] for kind in kinds for s in ontology.subjects(RDF.type, kind) if str(s).startswith(KG.iri)}
+    return {str(s)[len(KG.iri) :] for kind in kinds for s in ontology.subjects(RDF.type, kind) if str(s).startswith(KG.iri)}
 
 
 def test_vocab_and_ontology_declare_the_same_terms(ontology):
@@ -39,8 +39,18 @@ def test_required_classes_and_properties_exist(ontology):
     assert (rdflib.URIRef(KG.iri + "Concept"), RDFS.subClassOf, skos_concept) in ontology
     for sub in ("Method", "Dataset", "Task", "Metric"):
         assert (rdflib.URIRef(KG.iri + sub), RDFS.subClassOf, rdflib.URIRef(KG.iri + "Concept")) in ontology
-    domains = {"mentions": "Paper", "proposes": "Paper", "hasClaim": "Paper", "evaluatedOn": "Method",
-               "usedFor": "Method", "uses": "Method", "outperforms": "Method"}
+    domains = {
+        "mentions": "Paper",
+        "proposes": "Paper",
+        "hasClaim": "Paper",
+        "evaluatedOn": "Method",
+        "usedFor": "Method",
+        "uses": "Method",
+        "outperforms": "Method",
+        "comparedWith": "Method",
+        "trainedOn": "Method",
+        "benchmarkFor": "Dataset",
+    }
     for prop, domain in domains.items():
         assert ontology.value(rdflib.URIRef(KG.iri + prop), RDFS.domain) == rdflib.URIRef(KG.iri + domain)
 

@@ -49,7 +49,9 @@ def top(graph: nx.Graph, measure: str = "pagerank", types: tuple[str, ...] = NOD
     scores = _scores(graph, measure, seed)
     ranked = []
     for node_type in types:
-        nodes = sorted((n for n, d in graph.nodes(data=True) if d["type"] == node_type), key=lambda n: (-scores[n], graph.nodes[n]["label"], n))
+        nodes = sorted(
+            (n for n, d in graph.nodes(data=True) if d["type"] == node_type), key=lambda n: (-scores[n], graph.nodes[n]["label"], n)
+        )
         for rank, node in enumerate(nodes[:limit] if limit else nodes, start=1):
             papers = sum(1 for m in graph[node] if graph.nodes[m]["kind"] == "paper")
             ranked.append(Ranked(rank, node, graph.nodes[node]["label"], node_type, scores[node], papers))

@@ -40,7 +40,9 @@ class Community:
     papers: tuple[CommunityPaper, ...]
 
 
-def communities(graph: nx.Graph, resolution: float = 1.0, seed: int = 0, min_size: int = 3, papers_per_community: int = 5) -> list[Community]:
+def communities(
+    graph: nx.Graph, resolution: float = 1.0, seed: int = 0, min_size: int = 3, papers_per_community: int = 5
+) -> list[Community]:
     """Communities of at least ``min_size`` concepts, largest first."""
     projected = concept_cooccurrence(graph)
     # Louvain's result depends on node and edge order; the projection's order follows Python's
@@ -61,5 +63,7 @@ def communities(graph: nx.Graph, resolution: float = 1.0, seed: int = 0, min_siz
         )
         counts = Counter(p for n in nodes for p in graph[n] if graph.nodes[p]["kind"] == "paper")
         papers = sorted(counts, key=lambda p: (-counts[p], graph.nodes[p]["label"], p))[:papers_per_community]
-        result.append(Community(number, len(nodes), tuple(members), tuple(CommunityPaper(p, graph.nodes[p]["label"], counts[p]) for p in papers)))
+        result.append(
+            Community(number, len(nodes), tuple(members), tuple(CommunityPaper(p, graph.nodes[p]["label"], counts[p]) for p in papers))
+        )
     return result

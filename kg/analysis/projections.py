@@ -13,7 +13,8 @@ projections are derived from it:
 - :func:`author_concept` — authors and the concepts of their papers (weight =
   papers);
 - :func:`typed_relations` — the directed method/dataset/task graph of the
-  relations extraction found (evaluatedOn, usedFor, uses, outperforms) and
+  relations extraction found (evaluatedOn, usedFor, uses, outperforms,
+  comparedWith, trainedOn, benchmarkFor) and
   the hierarchy.
 
 Node ids are IRIs. Every node has ``kind`` ("paper", "author", "concept"),
@@ -68,13 +69,20 @@ class Link:
     evidence: tuple[Evidence, ...]
 
 
+def _order_value(name: str, value: str | None) -> tuple[bool, int | str]:
+    """A sort key for one variable: unbound first; a ``start`` offset as a number."""
+    if value is None:
+        return (False, "")
+    return (True, int(value) if name == "start" else value)
+
+
 def _rows(store: Store, name: str, order: tuple[str, ...] = ()) -> list[dict]:
     """The rows of query ``name``; sorted here by the ``order`` variables (unbound
     first, numbers as numbers) when the query leaves the order to us."""
     result = run_query(store, (QUERIES / f"{name}.rq").read_text(encoding="utf-8"))
-    rows = [{v: (s[v].value if s[v] is not None else None) for v in result.variables} for s in result.raw]
+    rows = [{v: (s[v].value if s[v] is not None else None) for v in result.variables} for s in result.solutions]
     if order:
-        rows.sort(key=lambda row: tuple((row[v] is not None, int(row[v]) if v == "start" else row[v] or "") for v in order))
+        rows.sort(key=lambda row: tuple(_order_value(v, row[v]) for v in order))
     return rows
 
 
@@ -120,9 +128,9 @@ def load_graph(store: Store) -> nx.Graph:
         paper = row["paper"]
         evidence = Evidence(paper, paper_labels[paper], row["sentence"]) if paper else Evidence("", f"rule: {row['rule']}", None)
         relations[(row["narrower"], "broader", row["broader"])].append(evidence)
-    for (head, relation, tail), evidence in relations.items():
+    for (head, relation, tail), evidences in relations.items():
         if head in graph and tail in graph:
-            _add_link(graph, Link(head, relation, tail, tuple(evidence)))
+            _add_link(graph, Link(head, relation, tail, tuple(evidences)))
     return graph
 
 
@@ -183,9 +191,9 @@ def author_concept(graph: nx.Graph) -> nx.Graph:
 
 def typed_relations(graph: nx.Graph) -> nx.DiGraph:
     """Concepts and the directed relations between them (evaluatedOn, usedFor,
-    uses, outperforms, broader); edge ``relations`` maps each to its evidence."""
+    uses, outperforms, comparedWith, trainedOn, benchmarkFor, broader); edge ``relations`` maps each to its evidence."""
     directed = nx.DiGraph()
-    for u, v, data in graph.edges(data=True):
+    for _u, _v, data in graph.edges(data=True):
         for link in data["links"]:
             if graph.nodes[link.source]["kind"] == graph.nodes[link.target]["kind"] == "concept":
                 for node in (link.source, link.target):

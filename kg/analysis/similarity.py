@@ -51,4 +51,7 @@ def similar(graph: nx.Graph, paper: str, limit: int = 10) -> list[SimilarPaper]:
             concepts = sorted((SharedConcept(c, graph.nodes[c]["label"], weights[c]) for c in shared), key=lambda s: (-s.weight, s.label))
             scored.append((sum(s.weight for s in concepts), other, tuple(concepts)))
     scored.sort(key=lambda item: (-item[0], graph.nodes[item[1]]["label"], item[1]))
-    return [SimilarPaper(rank, iri, graph.nodes[iri]["label"], score, shared) for rank, (score, iri, shared) in enumerate(scored[:limit] if limit else scored, start=1)]
+    return [
+        SimilarPaper(rank, iri, graph.nodes[iri]["label"], score, shared)
+        for rank, (score, iri, shared) in enumerate(scored[:limit] if limit else scored, start=1)
+    ]

@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from kg.corpus import conference, daily, jsonl
 from kg.errors import CorpusError, CorpusWarning
@@ -83,8 +84,13 @@ def _not_regular(mode: int) -> str | None:
     device would wait for a writer, or never end (/dev/zero)."""
     if stat.S_ISREG(mode):
         return None
-    kinds = {stat.S_ISFIFO: "a FIFO", stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device",
-             stat.S_ISSOCK: "a socket", stat.S_ISDIR: "a folder"}
+    kinds = {
+        stat.S_ISFIFO: "a FIFO",
+        stat.S_ISCHR: "a character device",
+        stat.S_ISBLK: "a block device",
+        stat.S_ISSOCK: "a socket",
+        stat.S_ISDIR: "a folder",
+    }
     return next((kind for test, kind in kinds.items() if test(mode)), "of an unknown kind")
 
 
@@ -144,7 +150,7 @@ def _read_regular(path: Path) -> bytes:
 
 
 def _utf16_without_bom(data: bytes) -> str | None:
-    """"UTF-16LE" or "UTF-16BE" when the NUL bytes fall on every other byte, as
+    """ "UTF-16LE" or "UTF-16BE" when the NUL bytes fall on every other byte, as
     in UTF-16 text that is mostly Latin letters, and the whole file decodes so."""
     head = data[: 4096 // 2 * 2]
     units = len(head) // 2
@@ -167,15 +173,16 @@ def load_source(path: Path) -> SourceText:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise CorpusError(f"{name}: UTF-16 text, not UTF-8; convert it first, e.g. iconv -f utf-16 -t utf-8")
     if (encoding := _utf16_without_bom(data)) is not None:
-        raise CorpusError(f"{name}: {encoding} text (UTF-16 without a byte-order mark), not UTF-8; convert it first, e.g. iconv -f {encoding.lower()} -t utf-8")
+        raise CorpusError(
+            f"{name}: {encoding} text (UTF-16 without a byte-order mark), not UTF-8; convert it first, e.g. iconv -f {encoding.lower()} -t utf-8"
+        )
     if (nul := data.find(b"\x00")) >= 0:
         raise CorpusError(f"{name}: a binary file, not text (NUL byte at offset {nul}); remove it or give only the corpus files")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise CorpusError(
-            f"{name}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-            "convert it first, e.g. iconv -f latin1 -t utf-8"
+            f"{name}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); convert it first, e.g. iconv -f latin1 -t utf-8"
         ) from exc
     if is_blank(text):
         raise CorpusError(f"{name}: file is empty (or holds only spaces and invisible characters)")
@@ -199,14 +206,14 @@ def detect_format(source: SourceText) -> str:
 class _Seen:
     """What earlier records said, to catch a paper repeated with a different abstract."""
 
-    by_doi: dict[str, tuple[str, str]] = field(default_factory=dict)  # doi -> (where, abstract key)
-    by_id: dict[tuple[Path, str], tuple[str, str]] = field(default_factory=dict)  # (file, id) -> (where, abstract key)
+    by_doi: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # doi -> (where, abstract key)
+    by_id: dict[tuple[Path, str], tuple[str, bytes]] = field(default_factory=dict)  # (file, id) -> (where, abstract key)
 
     def conflict(self, paper: Paper, path: Path, where: str) -> str | None:
         """Why ``paper`` contradicts an earlier record, or None (and remember it)."""
         # a digest, not the folded abstract itself: 100k records would keep 140 MB of keys
         key = hashlib.sha256(match_key(paper.abstract).encode("utf-8", "surrogatepass")).digest()
-        claims = []
+        claims: list[tuple[dict[Any, tuple[str, bytes]], object, str]] = []  # (table, its key, what it names)
         if paper.doi:
             claims.append((self.by_doi, paper.doi, f"DOI {paper.doi}"))
         if paper.source_id:
@@ -236,7 +243,7 @@ def _too_long(paper: Paper) -> str | None:
 
 
 def _skips(file_name: str, skipped: list[Rejected]) -> str:
-    """"2 not JSON, 1 without an abstract; first at line 7: <reason>"."""
+    """ "2 not JSON, 1 without an abstract; first at line 7: <reason>"."""
     kinds = Counter(r.kind for r in skipped)
     counts = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items(), key=lambda item: (-item[1], item[0])))
     first = skipped[0]

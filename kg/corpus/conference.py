@@ -45,12 +45,7 @@ def _is_author_line(block: Block) -> bool:
 
 
 def _is_paper_start(blocks: list[Block], i: int) -> bool:
-    return (
-        i + 2 < len(blocks)
-        and not is_prose(blocks[i])
-        and _is_author_line(blocks[i + 1])
-        and is_prose(blocks[i + 2])
-    )
+    return i + 2 < len(blocks) and not is_prose(blocks[i]) and _is_author_line(blocks[i + 1]) and is_prose(blocks[i + 2])
 
 
 def looks_like(text: str) -> bool:

@@ -95,7 +95,10 @@ def _url(value: Any, where: str) -> str | None:
             NamedNode(url)  # Oxigraph's own check: what it refuses here would stop the build later
         except ValueError as exc:
             shown = repr(url) if len(repr(url)) <= 80 else repr(url)[:80] + "..."
-            raise _Bad("with a url that is not a valid IRI", f"{where}: 'url' must be a valid IRI, not {shown} ({exc}); percent-encode it (a space is %20)") from None
+            raise _Bad(
+                "with a url that is not a valid IRI",
+                f"{where}: 'url' must be a valid IRI, not {shown} ({exc}); percent-encode it (a space is %20)",
+            ) from None
     return url
 
 

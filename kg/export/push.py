@@ -166,7 +166,9 @@ def _push_staged(endpoint, target, update, guessed, bodies, count, progress) -> 
             state = "the remote graph is unchanged or replaced whole (the MOVE may have run); rerun kg push to be sure"
         else:
             state = "the remote graph is unchanged"
-        what = "moving kg's staging graph into place" if moving else f"sending chunk {min(taken + 1, count)} of {count} to kg's staging graph"
+        what = (
+            "moving kg's staging graph into place" if moving else f"sending chunk {min(taken + 1, count)} of {count} to kg's staging graph"
+        )
         raise _failed(exc, what, f"{state}; {_drop(update, stage)}") from exc
 
 

@@ -23,7 +23,7 @@ import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 from pyoxigraph import DefaultGraph, NamedNode, Quad, RdfFormat, Store, Triple, serialize
 
@@ -32,12 +32,26 @@ from kg.interrupts import held
 from kg.vocab import PREFIXES
 
 __all__ = [
-    "EXPORT_FORMATS", "QUAD_FORMATS", "DEFAULT_EXPORT", "DEFAULT_VOID", "PartlyReplaced",
-    "export_files", "export_graph", "export_void", "graph_triples", "Staged", "write_atomically", "write_together",
+    "EXPORT_FORMATS",
+    "QUAD_FORMATS",
+    "DEFAULT_EXPORT",
+    "DEFAULT_VOID",
+    "PartlyReplaced",
+    "export_files",
+    "export_graph",
+    "export_void",
+    "graph_triples",
+    "Staged",
+    "write_atomically",
+    "write_together",
 ]
 
 EXPORT_FORMATS = {
-    "ttl": RdfFormat.TURTLE, "nt": RdfFormat.N_TRIPLES, "jsonld": RdfFormat.JSON_LD, "trig": RdfFormat.TRIG, "nq": RdfFormat.N_QUADS,
+    "ttl": RdfFormat.TURTLE,
+    "nt": RdfFormat.N_TRIPLES,
+    "jsonld": RdfFormat.JSON_LD,
+    "trig": RdfFormat.TRIG,
+    "nq": RdfFormat.N_QUADS,
 }
 QUAD_FORMATS = ("trig", "nq")
 DEFAULT_EXPORT = Path("exports") / "kg"
@@ -54,12 +68,12 @@ def graph_triples(store: Store) -> list[Triple]:
 # -- writing files together ---------------------------------------------------------------
 
 
-def write_atomically(target: Path, write: Callable[[BinaryIO], None]) -> None:
+def write_atomically(target: Path, write: Callable[[IO[bytes]], object]) -> None:
     """Run ``write`` on a temporary file next to ``target``, then rename it over ``target``."""
     write_together([(target, write)])
 
 
-def write_together(writes: Iterable[tuple[str | Path, Callable[[BinaryIO], None]]]) -> None:
+def write_together(writes: Iterable[tuple[str | Path, Callable[[IO[bytes]], object]]]) -> None:
     """Run each ``write`` on a temporary file beside its target; once all are
     written, rename them over their targets (:class:`Staged`, committed)."""
     Staged(writes).commit()
@@ -77,7 +91,7 @@ class Staged:
     rename fail after others, :class:`PartlyReplaced` says which.
     """
 
-    def __init__(self, writes: Iterable[tuple[str | Path, Callable[[BinaryIO], None]]]) -> None:
+    def __init__(self, writes: Iterable[tuple[str | Path, Callable[[IO[bytes]], object]]]) -> None:
         self._writes = [(Path(target), write) for target, write in writes]
         self._destinations = [_destination(target) for target, _ in self._writes]
         self._temporaries: list[Path] = []
@@ -88,7 +102,9 @@ class Staged:
                     self._folders += [f for f in (destination.parent, *destination.parent.parents) if not f.exists()][::-1]
                     destination.parent.mkdir(parents=True, exist_ok=True)
                     with held() as caught:  # no Ctrl-C between making a temporary and noting it
-                        handle = tempfile.NamedTemporaryFile(dir=destination.parent, prefix=f".{destination.name}.", suffix=".tmp", delete=False)
+                        handle = tempfile.NamedTemporaryFile(
+                            dir=destination.parent, prefix=f".{destination.name}.", suffix=".tmp", delete=False
+                        )
                         self._temporaries.append(Path(handle.name))
                     if caught:
                         handle.close()
@@ -117,7 +133,11 @@ class Staged:
                             raise PartlyReplaced(exc.errno, exc.strerror, target, [t for t, _ in writes[:done]]) from exc
                         raise OSError(exc.errno, exc.strerror, target) from exc
             if caught:
-                warnings.warn(f"{writes[0][0]}: interrupted as the files were put in place, too late to stop: they are all written", KgWarning, stacklevel=2)
+                warnings.warn(
+                    f"{writes[0][0]}: interrupted as the files were put in place, too late to stop: they are all written",
+                    KgWarning,
+                    stacklevel=2,
+                )
         except BaseException:
             self.discard()
             raise
@@ -131,7 +151,7 @@ class Staged:
 class PartlyReplaced(OSError):
     """A rename failed after others succeeded: ``replaced`` hold their new content, the rest their previous one."""
 
-    def __init__(self, code: int, message: str, filename: str, replaced: list[Path]):
+    def __init__(self, code: int | None, message: str | None, filename: str, replaced: list[Path]):  # an OSError's errno and strerror
         super().__init__(code, message, filename)
         self.replaced = replaced
 
@@ -167,6 +187,12 @@ def _discard(temporaries: list[Path], folders: list[Path]) -> None:
 # -- serialising ----------------------------------------------------------------------------
 
 
+def _bytes(data: bytes | None) -> bytes:
+    # pyoxigraph's serialize returns the bytes when given no output (its stub's None is for writing to one).
+    assert data is not None
+    return data
+
+
 def _sorted_lines(data: bytes) -> bytes:
     # Canonical N-Triples / N-Quads, one statement a line, lines in byte order: `sort`-stable.
     lines = data.decode("utf-8").splitlines()
@@ -175,7 +201,7 @@ def _sorted_lines(data: bytes) -> bytes:
 
 
 def _ntriples(triples: list[Triple]) -> bytes:
-    return _sorted_lines(serialize(triples, format=RdfFormat.N_TRIPLES))
+    return _sorted_lines(_bytes(serialize(triples, format=RdfFormat.N_TRIPLES)))
 
 
 def _sorted_prefixes(turtle: bytes) -> bytes:
@@ -208,13 +234,13 @@ def _serialise(triples: list[Triple], fmt: str, graph: NamedNode | None, prefixe
     if fmt == "nt":
         return _ntriples(triples)
     if fmt == "ttl":
-        return _sorted_prefixes(serialize(triples, format=RdfFormat.TURTLE, prefixes=prefixes))
+        return _sorted_prefixes(_bytes(serialize(triples, format=RdfFormat.TURTLE, prefixes=prefixes)))
     if fmt in QUAD_FORMATS:
         quads = [Quad(t.subject, t.predicate, t.object, graph or DefaultGraph()) for t in triples]
         if fmt == "nq":
-            return _sorted_lines(serialize(quads, format=RdfFormat.N_QUADS))
-        return _sorted_prefixes(serialize(quads, format=RdfFormat.TRIG, prefixes=prefixes))
-    return serialize(triples, format=EXPORT_FORMATS[fmt], prefixes=PREFIXES)
+            return _sorted_lines(_bytes(serialize(quads, format=RdfFormat.N_QUADS)))
+        return _sorted_prefixes(_bytes(serialize(quads, format=RdfFormat.TRIG, prefixes=prefixes)))
+    return _bytes(serialize(triples, format=EXPORT_FORMATS[fmt], prefixes=PREFIXES))
 
 
 def _void(store: Store, license_iri: str | None) -> tuple[bytes, int]:
@@ -240,12 +266,14 @@ def _graph_name(graph: str | None, formats: Iterable[str]) -> NamedNode | None:
         raise KgError(f"graph name {graph!r} is not an absolute IRI (e.g. https://example.org/graph/kg)") from exc
 
 
-def _write(writes: list[tuple[Path, Callable[[BinaryIO], None]]]) -> None:
+def _write(writes: list[tuple[Path, Callable[[IO[bytes]], object]]]) -> None:
     try:
         write_together(writes)
     except PartlyReplaced as exc:
         replaced = ", ".join(map(str, exc.replaced))
-        raise KgError(f"{exc.filename}: cannot write the export ({exc.strerror}); {replaced} already hold the new export, the other files are unchanged") from exc
+        raise KgError(
+            f"{exc.filename}: cannot write the export ({exc.strerror}); {replaced} already hold the new export, the other files are unchanged"
+        ) from exc
     except OSError as exc:
         unchanged = "the previous files are unchanged" if len(writes) > 1 else "the previous file is unchanged"
         raise KgError(f"{exc.filename or writes[0][0]}: cannot write the export ({exc.strerror or exc}); {unchanged}") from exc
@@ -272,8 +300,12 @@ def export_files(
     void_data = _void(store, license_iri)[0] if void is not None else None  # first: a bad --license stops before any writing
     triples = graph_triples(store)
     prefixes = _prefixes(triples) if {"ttl", "trig"} & set(outputs) else PREFIXES
-    writes = [(Path(out), lambda handle, fmt=fmt: handle.write(_serialise(triples, fmt, name, prefixes))) for fmt, out in outputs.items()]
-    if void_data is not None:
+
+    def write_format(fmt: str) -> Callable[[IO[bytes]], object]:
+        return lambda handle: handle.write(_serialise(triples, fmt, name, prefixes))
+
+    writes = [(Path(out), write_format(fmt)) for fmt, out in outputs.items()]
+    if void is not None and void_data is not None:  # void_data is None exactly when void is
         writes.append((Path(void), lambda handle: handle.write(void_data)))
     _write(writes)
     return len(triples)

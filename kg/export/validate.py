@@ -25,7 +25,16 @@ from kg.errors import KgError
 
 __all__ = ["ValidationError", "Violation", "ValidationReport", "validate_file", "validate_graph", "validate_store"]
 
-_FORMATS = {".ttl": "turtle", ".nt": "nt", ".jsonld": "json-ld", ".json": "json-ld", ".trig": "trig", ".nq": "nquads", ".rdf": "xml", ".xml": "xml"}
+_FORMATS = {
+    ".ttl": "turtle",
+    ".nt": "nt",
+    ".jsonld": "json-ld",
+    ".json": "json-ld",
+    ".trig": "trig",
+    ".nq": "nquads",
+    ".rdf": "xml",
+    ".xml": "xml",
+}
 
 
 class ValidationError(KgError):
@@ -51,7 +60,7 @@ class ValidationReport:
     def summary(self) -> list[tuple[str, str, str, int]]:
         """(constraint, path, an example message, count) for each kind of violation, most frequent first."""
         counts = Counter((v.constraint, v.path) for v in self.violations)
-        example = {}
+        example: dict[tuple[str, str], str] = {}
         for v in self.violations:
             example.setdefault((v.constraint, v.path), v.message)
         return [(c, p, example[(c, p)], n) for (c, p), n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
@@ -153,6 +162,7 @@ def validate_file(path: str | Path) -> ValidationReport:
     except Exception as exc:  # rdflib raises many types for bad input
         raise ValidationError(f"{path}: not valid {fmt}: {_parse_problem(exc)}") from exc
     if quads:  # Dataset.triples() reads only the default graph: take every graph's
+        assert isinstance(data, rdflib.Dataset)  # made one above for quads
         union = rdflib.Graph()
         for subject, predicate, obj, _ in data.quads((None, None, None, None)):
             union.add((subject, predicate, obj))

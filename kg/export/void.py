@@ -22,8 +22,8 @@ from pathlib import Path
 
 from pyoxigraph import Literal, NamedNode, Store, Triple
 
-from kg.text import short_hash
 from kg.query.run import run_query
+from kg.text import short_hash
 from kg.vocab import BASE, DCTERMS, KG, PREFIXES, RDF, VOID, XSD
 
 __all__ = ["DEFAULT_LICENSE", "dataset_iri", "creation_date", "void_triples"]
@@ -37,7 +37,7 @@ RIGHTS = "Abstracts and titles are quoted from their sources and remain their au
 
 def _rows(store: Store, name: str) -> list[dict]:
     result = run_query(store, (QUERIES / f"{name}.rq").read_text(encoding="utf-8"))
-    return [{v: s[v] for v in result.variables} for s in result.raw]
+    return [{v: s[v] for v in result.variables} for s in result.solutions]
 
 
 def dataset_iri(store: Store) -> NamedNode:
@@ -48,7 +48,7 @@ def dataset_iri(store: Store) -> NamedNode:
 
 def creation_date() -> str:
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    moment = _dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc) if epoch else _dt.datetime.now(_dt.timezone.utc)
+    moment = _dt.datetime.fromtimestamp(int(epoch), _dt.UTC) if epoch else _dt.datetime.now(_dt.UTC)
     return moment.date().isoformat()
 
 
@@ -76,7 +76,7 @@ def void_triples(store: Store, license_iri: str = DEFAULT_LICENSE, created: str 
     yield Triple(dataset, VOID.properties, _int(counts["properties"]))
     yield Triple(dataset, VOID.classes, Literal(str(len(classes)), datatype=XSD.integer))
     used = {row["property"].value for row in properties} | {row["class"].value for row in classes}
-    for prefix, namespace in sorted(PREFIXES.items()):
+    for _prefix, namespace in sorted(PREFIXES.items()):
         own = namespace.startswith(BASE) and namespace != KG.iri  # where the graph's resources live, not a vocabulary
         if not own and any(term.startswith(namespace) for term in used):
             yield Triple(dataset, VOID.vocabulary, NamedNode(namespace))

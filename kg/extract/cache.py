@@ -147,13 +147,30 @@ def _confidence(value) -> bool:
 
 #: Each record's fields, as encode_extraction writes them: (name, check).
 _FIELDS: dict[type, list[tuple[str, Callable[[object], bool]]]] = {
-    Mention: [("text", _text), ("concept_type", CONCEPT_TYPES.__contains__), ("start", _offset), ("end", _offset),
-              ("sentence_start", _offset), ("sentence_end", _offset), ("confidence", _confidence), ("component", _text),
-              ("label", lambda v: v is None or isinstance(v, str)), ("proposed", lambda v: isinstance(v, bool))],
+    Mention: [
+        ("text", _text),
+        ("concept_type", CONCEPT_TYPES.__contains__),
+        ("start", _offset),
+        ("end", _offset),
+        ("sentence_start", _offset),
+        ("sentence_end", _offset),
+        ("confidence", _confidence),
+        ("component", _text),
+        ("label", lambda v: v is None or isinstance(v, str)),
+        ("proposed", lambda v: isinstance(v, bool)),
+    ],
     Claim: [("text", _text), ("start", _offset), ("end", _offset), ("confidence", _confidence), ("component", _text)],
-    Relation: [("head", _text), ("head_type", CONCEPT_TYPES.__contains__), ("relation", RELATION_TYPES.__contains__),
-               ("tail", _text), ("tail_type", CONCEPT_TYPES.__contains__), ("start", _offset), ("end", _offset),
-               ("confidence", _confidence), ("component", _text)],
+    Relation: [
+        ("head", _text),
+        ("head_type", CONCEPT_TYPES.__contains__),
+        ("relation", RELATION_TYPES.__contains__),
+        ("tail", _text),
+        ("tail_type", CONCEPT_TYPES.__contains__),
+        ("start", _offset),
+        ("end", _offset),
+        ("confidence", _confidence),
+        ("component", _text),
+    ],
     AcronymDefinition: [("short", _text), ("long", _text), ("long_label", _text), ("start", _offset), ("end", _offset)],
 }
 
@@ -202,7 +219,8 @@ class _Rejections:
     """The records of one cache file that failed validation, for one warning line."""
 
     def __init__(self, path: object):
-        self.path, self.count, self.first = path, 0, None
+        self.path, self.count = path, 0
+        self.first: str | None = None
 
     def add(self, problem: InvalidRecord) -> None:
         self.count += 1
@@ -210,9 +228,13 @@ class _Rejections:
 
     def warn(self) -> None:
         if self.count:
-            warnings.warn(CacheWarning(
-                f"{self.path}: ignored {self.count} extraction record{'s' if self.count > 1 else ''} that did not pass "
-                f"validation (first: {self.first}); their papers are extracted afresh"), stacklevel=3)
+            warnings.warn(
+                CacheWarning(
+                    f"{self.path}: ignored {self.count} extraction record{'s' if self.count > 1 else ''} that did not pass "
+                    f"validation (first: {self.first}); their papers are extracted afresh"
+                ),
+                stacklevel=3,
+            )
 
 
 def _check_schema(db: sqlite3.Connection) -> None:
@@ -258,6 +280,7 @@ class Shard:
     def records(self, abstracts: dict[str, str]) -> Iterator[tuple[str, object]]:
         """(key, record) of this version for each of ``abstracts`` (by key) the shard holds; too large a record is None."""
         cap = _stored_limit(max(map(len, abstracts.values()), default=0))
+        assert self._db is not None  # opened by __init__, which raises when it cannot
         try:
             rows = self._db.execute(
                 "SELECT abstract, CASE WHEN length(record) <= ? THEN record END FROM extraction WHERE version = ?", (cap, self.version)

@@ -1,25 +1,30 @@
 """The claim classifier: how likely each sentence of an abstract is to state
 one of the paper's findings (a result, a theorem, an observation).
 
-Trained on CSAbstruct's ``result`` sentences by :mod:`kg.extract.train_claims`
-(config ``kg/extract/configs/claims.cfg``); the shipped weights are in
-``kg/extract/weights/claims``. It scores the sentences of one abstract at a
-time, in two stages:
+Trained by :mod:`kg.training.train_claims` (config
+``kg/training/configs/claims.cfg``) on CSAbstruct's rhetorical roles and on
+the claim sentences of kg's own annotation of recent arXiv abstracts; the
+shipped weights are in ``kg/extract/weights/claims``. It scores the sentences
+of one abstract at a time, in three stages:
 
-1. a spaCy bag-of-words ``textcat`` gives each sentence's probability of each
-   rhetorical role (:data:`ROLES`). It sees the lower-cased sentence with
-   tokens for where it stands in the abstract in front
-   (:func:`position_texts`: ``"xxpos4 xxlast we show that ..."``), since
-   results come last;
-2. a logistic *context layer* (:class:`ContextLayer`) turns the role
+1. a spaCy bag-of-words ``textcat_multilabel`` gives each sentence a
+   probability for each of :data:`LABELS`: the five rhetorical roles
+   (:data:`ROLES`, taught by CSAbstruct) and ``claim`` (taught by both: a
+   CSAbstruct ``result`` sentence, an annotated arXiv claim). It sees the
+   lower-cased sentence with tokens for where it stands in the abstract in
+   front (:func:`position_texts`: ``"xxpos4 xxlast we show that ..."``);
+2. a logistic *context layer* (:class:`ContextLayer`) turns the label
    probabilities of the sentence and of its two neighbours, plus position
-   features (:func:`context_features`), into the probability that the
-   sentence is a claim: a sentence after a result is more likely a result.
+   features (:func:`context_features`), into a claim score: a sentence after
+   a result is more likely a result;
+3. a monotone map (:class:`Calibrator`, ``calibration.json``) turns that
+   score into the probability that the sentence is a claim, fitted on
+   predictions for abstracts the classifier had not been trained on.
 
-:attr:`ClaimClassifier.threshold` is the cut tuned on CSAbstruct dev.
-Scoring is deterministic: the same sentences always get the same scores.
-Nothing here is imported by ``kg`` at start-up; spaCy is loaded by
-:meth:`ClaimClassifier.load`.
+:attr:`ClaimClassifier.threshold` (a calibrated probability) is the cut tuned
+on kg's arXiv dev split. Scoring is deterministic: the same sentences always
+get the same scores. Nothing here is imported by ``kg`` at start-up; spaCy is
+loaded by :meth:`ClaimClassifier.load`.
 """
 
 from __future__ import annotations
@@ -37,12 +42,15 @@ if TYPE_CHECKING:
     from spacy.language import Language
 
 __all__ = [
-    "CLAIM_ROLE",
+    "CALIBRATION_FILE",
+    "CLAIM_LABEL",
     "CONTEXT_FILE",
     "DEFAULT_WEIGHTS",
     "FEATURE_NAMES",
+    "LABELS",
     "ROLES",
     "TEXTCAT_DIR",
+    "Calibrator",
     "ClaimClassifier",
     "ContextLayer",
     "context_features",
@@ -51,21 +59,24 @@ __all__ = [
 
 #: The rhetorical roles the textcat predicts, in CSAbstruct's vocabulary.
 ROLES = ("background", "objective", "method", "result", "other")
-#: The role that makes a sentence a claim.
-CLAIM_ROLE = "result"
+#: The textcat's own label for "this sentence is a claim".
+CLAIM_LABEL = "claim"
+#: Everything the textcat predicts, in the order the context layer reads it.
+LABELS = (*ROLES, CLAIM_LABEL)
 DEFAULT_WEIGHTS = Path(__file__).resolve().parent / "weights" / "claims"
 TEXTCAT_DIR = "textcat"
 CONTEXT_FILE = "context.json"
+CALIBRATION_FILE = "calibration.json"
 
-_SHORT = {"background": "bg", "objective": "obj", "method": "meth", "result": "res", "other": "oth"}
-#: The context layer's inputs, in order (``log_p_*``: log role probability of
-#: the sentence, the previous one and the next one; ``*_none``: no such
+_SHORT = {"background": "bg", "objective": "obj", "method": "meth", "result": "res", "other": "oth", "claim": "claim"}
+#: The context layer's inputs, in order (``log_p_*``: log label probability
+#: of the sentence, the previous one and the next one; ``*_none``: no such
 #: neighbour; ``rel_pos``: index / (sentences - 1), 1.0 for a lone sentence).
 FEATURE_NAMES = (
-    *(f"self_log_p_{_SHORT[r]}" for r in ROLES),
-    *(f"prev_log_p_{_SHORT[r]}" for r in ROLES),
+    *(f"self_log_p_{_SHORT[r]}" for r in LABELS),
+    *(f"prev_log_p_{_SHORT[r]}" for r in LABELS),
     "prev_none",
-    *(f"next_log_p_{_SHORT[r]}" for r in ROLES),
+    *(f"next_log_p_{_SHORT[r]}" for r in LABELS),
     "next_none",
     "rel_pos",
     "rel_pos_squared",
@@ -97,14 +108,14 @@ def position_texts(sentences: Sequence[str], buckets: int) -> list[str]:
     return texts
 
 
-def context_features(role_probabilities: np.ndarray) -> np.ndarray:
+def context_features(label_probabilities: np.ndarray) -> np.ndarray:
     """The :data:`FEATURE_NAMES` row of each sentence of one abstract, from
-    its ``(sentences, len(ROLES))`` role probabilities."""
+    its ``(sentences, len(LABELS))`` label probabilities."""
     import numpy as np
 
-    logp = np.log(np.clip(np.asarray(role_probabilities, dtype=np.float64), 1e-4, 1.0))
+    logp = np.log(np.clip(np.asarray(label_probabilities, dtype=np.float64), 1e-4, 1.0))
     count = len(logp)
-    none = np.zeros(len(ROLES))
+    none = np.zeros(len(LABELS))
     rows = []
     for i in range(count):
         rel = _relative_position(i, count)
@@ -172,16 +183,77 @@ class ContextLayer:
         return cls(tuple(data["mean"]), tuple(data["scale"]), tuple(data["coef"]), float(data["bias"]), names)
 
 
-class ClaimClassifier:
-    """Scores the sentences of one abstract: the probability that each states
-    a finding of the paper. ``threshold`` (tuned on CSAbstruct dev) is the
-    score from which a sentence counts as a claim."""
+@dataclass(frozen=True)
+class Calibrator:
+    """A non-decreasing map from the context layer's score to a probability.
 
-    def __init__(self, nlp: Language, context: ContextLayer, threshold: float, position_buckets: int):
+    ``method`` is ``"isotonic"`` (the map is piecewise linear through the
+    knots ``(x, y)``, flat beyond the ends: isotonic regression's blocks, each
+    at its mean score), ``"platt"`` (``sigmoid(a * logit(score) + b)``, with
+    ``x = (a,)`` and ``y = (b,)``) or ``"identity"``. The fits are in
+    :mod:`kg.training.calibration`."""
+
+    method: str
+    x: tuple[float, ...] = ()
+    y: tuple[float, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.method not in ("isotonic", "platt", "identity"):
+            raise ModelError(f"unknown calibration method {self.method!r}; use isotonic, platt or identity")
+        if self.method == "isotonic" and (
+            not self.x
+            or len(self.x) != len(self.y)
+            or any(b < a for a, b in zip(self.x, self.x[1:]))
+            or any(b < a for a, b in zip(self.y, self.y[1:]))
+        ):
+            raise ModelError("an isotonic calibration needs as many y as x knots, both non-decreasing")
+        if self.method == "platt" and (len(self.x) != 1 or len(self.y) != 1 or self.x[0] < 0):
+            raise ModelError("a Platt calibration needs one slope a >= 0 (x) and one intercept b (y)")
+
+    def __call__(self, scores: np.ndarray | Sequence[float]) -> np.ndarray:
+        import numpy as np
+
+        scores = np.asarray(scores, dtype=np.float64)
+        if self.method == "isotonic":
+            return np.interp(scores, self.x, self.y)
+        if self.method == "platt":
+            clipped = np.clip(scores, 1e-6, 1 - 1e-6)
+            return 1.0 / (1.0 + np.exp(-(self.x[0] * np.log(clipped / (1 - clipped)) + self.y[0])))
+        return scores
+
+    def to_dict(self) -> dict:
+        return {"method": self.method, "x": list(self.x), "y": list(self.y)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Calibrator:
+        try:
+            return cls(str(data["method"]), tuple(map(float, data.get("x", ()))), tuple(map(float, data.get("y", ()))))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(f"not a claim calibration ({exc})") from exc
+
+
+IDENTITY = Calibrator("identity")
+
+
+class ClaimClassifier:
+    """Scores the sentences of one abstract: the calibrated probability that
+    each states a finding of the paper. ``threshold`` (tuned on kg's arXiv
+    dev split, on the calibrated scale) is the probability from which a
+    sentence counts as a claim."""
+
+    def __init__(
+        self,
+        nlp: Language,
+        context: ContextLayer,
+        threshold: float,
+        position_buckets: int,
+        calibrator: Calibrator = IDENTITY,
+    ):
         self.nlp = nlp
         self.context = context
         self.threshold = float(threshold)
         self.position_buckets = int(position_buckets)
+        self.calibrator = calibrator
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_WEIGHTS) -> ClaimClassifier:
@@ -191,48 +263,65 @@ class ClaimClassifier:
         path = Path(path)
         try:
             meta = json.loads((path / CONTEXT_FILE).read_text(encoding="utf-8"))
+            calibration = json.loads((path / CALIBRATION_FILE).read_text(encoding="utf-8"))
             nlp = spacy.load(path / TEXTCAT_DIR)
-        except (OSError, ValueError) as exc:
+            labels = tuple(nlp.get_pipe("textcat").labels)  # type: ignore[attr-defined]
+        except (OSError, ValueError, KeyError) as exc:
             raise ModelError(
-                f"cannot load the claim classifier from {path} ({exc}); "
-                "rebuild it with `python -m kg.extract.train_claims`"
+                f"cannot load the claim classifier from {path} ({exc}); rebuild it with `python -m kg.training.train_claims`"
             ) from exc
-        return cls(nlp, ContextLayer.from_dict(meta["context_layer"]), meta["threshold"], meta["position_buckets"])
+        if set(labels) != set(LABELS):
+            raise ModelError(f"the claim textcat in {path} predicts {labels}, this kg reads {LABELS}")
+        return cls(
+            nlp,
+            ContextLayer.from_dict(meta["context_layer"]),
+            meta["threshold"],
+            meta["position_buckets"],
+            Calibrator.from_dict(calibration),
+        )
 
     def save(self, path: str | Path, **metadata) -> None:
-        """Write the textcat and ``context.json`` (layer, threshold, position
-        buckets and any ``metadata``) into ``path``."""
+        """Write the textcat, ``calibration.json`` and ``context.json`` (layer,
+        threshold, position buckets and any ``metadata``) into ``path``."""
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
         self.nlp.to_disk(path / TEXTCAT_DIR)
         meta = {
             "threshold": self.threshold,
             "position_buckets": self.position_buckets,
-            "roles": list(ROLES),
+            "labels": list(LABELS),
             "context_layer": self.context.to_dict(),
             **metadata,
         }
         (path / CONTEXT_FILE).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        (path / CALIBRATION_FILE).write_text(json.dumps(self.calibrator.to_dict(), indent=1) + "\n", encoding="utf-8")
 
-    def role_probabilities(self, abstract_sentences: Sequence[str]) -> np.ndarray:
-        """Stage 1: the ``(sentences, len(ROLES))`` role probabilities."""
+    def label_probabilities(self, abstract_sentences: Sequence[str]) -> np.ndarray:
+        """Stage 1: the ``(sentences, len(LABELS))`` label probabilities."""
         import numpy as np
 
         texts = position_texts(abstract_sentences, self.position_buckets)
         docs = self.nlp.pipe(texts, batch_size=max(len(texts), 1))
-        return np.array([[doc.cats[r] for r in ROLES] for doc in docs], dtype=np.float64).reshape(len(texts), len(ROLES))
+        return np.array([[doc.cats[r] for r in LABELS] for doc in docs], dtype=np.float64).reshape(len(texts), len(LABELS))
 
-    def score(self, abstract_sentences: Sequence[str]) -> list[float]:
-        """The probability that each sentence of ONE abstract (in order) is a claim."""
+    def raw_scores(self, abstract_sentences: Sequence[str]) -> list[float]:
+        """Stages 1 and 2: the context layer's score of each sentence, before calibration."""
         if not abstract_sentences:
             return []
-        features = context_features(self.role_probabilities(abstract_sentences))
-        return [float(p) for p in self.context(features)]
+        return [float(p) for p in self.context(context_features(self.label_probabilities(abstract_sentences)))]
+
+    def score(self, abstract_sentences: Sequence[str]) -> list[float]:
+        """The calibrated probability that each sentence of ONE abstract (in order) is a claim."""
+        if not abstract_sentences:
+            return []
+        return [float(p) for p in self.calibrator(self.raw_scores(abstract_sentences))]
 
     def is_claim(self, abstract_sentences: Sequence[str]) -> list[bool]:
         """Whether each sentence scores at or above :attr:`threshold`."""
         return [s >= self.threshold for s in self.score(abstract_sentences)]
 
     def __repr__(self) -> str:
-        return f"ClaimClassifier(threshold={self.threshold:.2f}, position_buckets={self.position_buckets})"
-
+        return (
+            f"ClaimClassifier(threshold={self.threshold:.2f}, position_buckets={self.position_buckets}, "
+            f"calibration={self.calibrator.method})"
+        )

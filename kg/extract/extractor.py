@@ -19,6 +19,7 @@ from spacy.tokens import Doc
 from kg.errors import KgError, KgWarning
 from kg.extract.components.acronyms import Acronym
 from kg.extract.components.labels import canonical_label
+from kg.extract.model import DEFAULT_CONCEPTS
 from kg.extract.spans import ClaimSpan, ConceptSpan, RelationSpan
 from kg.records import AcronymDefinition, Claim, Extraction, LinkedPaper, Mention, Relation
 
@@ -42,16 +43,21 @@ def doc_to_extraction(doc: Doc, paper_iri: str) -> Extraction:
     mentions = []
     for c in concepts:
         sentence_start, sentence_end = _sentence_of(bounds, c.start, len(doc.text))
-        mentions.append(Mention(doc.text[c.start : c.end], c.type, c.start, c.end, sentence_start, sentence_end, c.confidence, c.source, c.label, c.proposed))
+        mentions.append(
+            Mention(
+                doc.text[c.start : c.end], c.type, c.start, c.end, sentence_start, sentence_end, c.confidence, c.source, c.label, c.proposed
+            )
+        )
     claims = tuple(
-        Claim(doc.text[c.start : c.end], c.start, c.end, c.confidence, c.source)
-        for c in (ClaimSpan(*t) for t in doc._.kg_claims or [])
+        Claim(doc.text[c.start : c.end], c.start, c.end, c.confidence, c.source) for c in (ClaimSpan(*t) for t in doc._.kg_claims or [])
     )
     relations: dict[tuple, Relation] = {}
     for r in (RelationSpan(*t) for t in doc._.kg_relations or []):
         head, tail = concepts[r.head], concepts[r.tail]
         key = (head.label, head.type, r.relation, tail.label, tail.type, r.start)
-        relations.setdefault(key, Relation(head.label, head.type, r.relation, tail.label, tail.type, r.start, r.end, r.confidence, r.source))
+        relations.setdefault(
+            key, Relation(head.label, head.type, r.relation, tail.label, tail.type, r.start, r.end, r.confidence, r.source)
+        )
     return Extraction(paper_iri, tuple(mentions), claims, tuple(relations[k] for k in sorted(relations)), _acronym_definitions(doc))
 
 
@@ -71,7 +77,7 @@ def _acronym_definitions(doc: Doc) -> tuple[AcronymDefinition, ...]:
 _worker_nlp = None  # each worker process's own pipeline, built once by _start_worker
 
 
-def _start_worker(use_ner: bool) -> None:
+def _start_worker(concepts: str) -> None:
     global _worker_nlp
     # Ctrl-C reaches the whole process group: the parent alone handles it and
     # stops the workers (they were forked with SIGINT blocked, so none was missed
@@ -81,10 +87,11 @@ def _start_worker(use_ner: bool) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     from kg.extract.pipeline import build_nlp
 
-    _worker_nlp = build_nlp(use_ner=use_ner)
+    _worker_nlp = build_nlp(concepts=concepts)
 
 
 def _extract_chunk(items: list[tuple[str, str]]) -> list[Extraction]:
+    assert _worker_nlp is not None  # built by _start_worker, the pool's initializer
     return [doc_to_extraction(doc, iri) for doc, iri in _worker_nlp.pipe(items, as_tuples=True, batch_size=BATCH_SIZE)]
 
 
@@ -99,7 +106,7 @@ def usable_cpus() -> int:
     return os.cpu_count() or 1  # no affinity masks (macOS): every CPU
 
 
-def _in_workers(chunks: Iterator[list], jobs: int, use_ner: bool) -> Iterator[Extraction]:
+def _in_workers(chunks: Iterator[list], jobs: int, concepts: str) -> Iterator[Extraction]:
     """The extractions of ``chunks``, in order, from ``jobs`` forked worker processes.
 
     Whatever ends this generator (the last chunk, an error, Ctrl-C, SIGTERM, a
@@ -115,7 +122,7 @@ def _in_workers(chunks: Iterator[list], jobs: int, use_ner: bool) -> Iterator[Ex
     # With fork, the first submit starts every worker; SIGINT stays blocked for it (see _start_worker).
     unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(use_ner,))
+        pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(concepts,))
         window = deque([pool.submit(_extract_chunk, next(chunks))])
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
@@ -156,13 +163,15 @@ class SpacyExtractor:
 
     name = "kg_spacy"
 
-    def __init__(self, nlp: Language | None = None, batch_size: int = BATCH_SIZE, use_ner: bool = False, jobs: int = 1):
+    def __init__(self, nlp: Language | None = None, batch_size: int = BATCH_SIZE, concepts: str | None = None, jobs: int = 1):
         self._nlp = nlp
         self.batch_size = batch_size
-        self.use_ner = use_ner
+        self.concepts = concepts or DEFAULT_CONCEPTS
         cpus = usable_cpus()
         if jobs > cpus:
-            warnings.warn(KgWarning(f"{jobs} extraction workers asked for, but this process can use {cpus} CPUs: running {cpus}"), stacklevel=2)
+            warnings.warn(
+                KgWarning(f"{jobs} extraction workers asked for, but this process can use {cpus} CPUs: running {cpus}"), stacklevel=2
+            )
         self.jobs = min(jobs, cpus)
 
     @property
@@ -171,7 +180,7 @@ class SpacyExtractor:
         if self._nlp is None:
             from kg.extract.pipeline import build_nlp
 
-            self._nlp = build_nlp(use_ner=self.use_ner)
+            self._nlp = build_nlp(concepts=self.concepts)
         return self._nlp
 
     @property
@@ -179,17 +188,19 @@ class SpacyExtractor:
         """Identifies everything that decides the output (for the extraction cache)."""
         from kg.extract.pipeline import pipeline_version
 
-        return pipeline_version(self.use_ner) + ("+ner" if self.use_ner else "")
+        return pipeline_version(self.concepts)
 
     def extract(self, papers: Iterable[LinkedPaper]) -> Iterator[Extraction]:
         stream = ((linked.paper.abstract, linked.iri) for linked in papers)
         chunks = _chunks(stream, self.batch_size)
         first, second = next(chunks, []), next(chunks, None)
         if self.jobs <= 1 or second is None:  # one batch (papers added to a built corpus): workers would only cost their start-up
-            for doc, iri in self.nlp.pipe(itertools.chain(first, second or [], itertools.chain.from_iterable(chunks)), as_tuples=True, batch_size=self.batch_size):
+            for doc, iri in self.nlp.pipe(
+                itertools.chain(first, second or [], itertools.chain.from_iterable(chunks)), as_tuples=True, batch_size=self.batch_size
+            ):
                 yield doc_to_extraction(doc, iri)
             return
-        yield from _in_workers(itertools.chain([first, second], chunks), self.jobs, self.use_ner)
+        yield from _in_workers(itertools.chain([first, second], chunks), self.jobs, self.concepts)
 
 
 def extraction_json(extraction: Extraction, linked: LinkedPaper) -> dict:
@@ -199,7 +210,15 @@ def extraction_json(extraction: Extraction, linked: LinkedPaper) -> dict:
         "id": paper.source_id or linked.iri.rsplit("/", 1)[1],
         "title": paper.title,
         "concepts": [
-            {"type": m.concept_type, "text": m.text, "start": m.start, "end": m.end, "label": m.label or m.text, "proposed": m.proposed, "confidence": m.confidence}
+            {
+                "type": m.concept_type,
+                "text": m.text,
+                "start": m.start,
+                "end": m.end,
+                "label": m.label or m.text,
+                "proposed": m.proposed,
+                "confidence": m.confidence,
+            }
             for m in extraction.mentions
         ],
         "claims": [{"text": c.text, "start": c.start, "end": c.end, "confidence": c.confidence} for c in extraction.claims],

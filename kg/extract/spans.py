@@ -24,7 +24,7 @@ class ConceptSpan(NamedTuple):
 
 class RelationSpan(NamedTuple):
     head: int  # index into doc._.kg_concepts
-    relation: str  # evaluatedOn, usedFor, uses, outperforms
+    relation: str  # one of kg.records.RELATION_TYPES
     tail: int
     start: int  # the evidence sentence's character offsets
     end: int

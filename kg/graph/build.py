@@ -25,7 +25,19 @@ from kg.link.identity import (
     topic_iri,
     venue_iri,
 )
-from kg.records import CONCEPT_TYPES, RELATION_TYPES, WEB_SCHEMES, BroaderLink, Claim, Concept, Extraction, LinkedPaper, Mention, Relation, SourceRef
+from kg.records import (
+    CONCEPT_TYPES,
+    RELATION_TYPES,
+    WEB_SCHEMES,
+    BroaderLink,
+    Claim,
+    Concept,
+    Extraction,
+    LinkedPaper,
+    Mention,
+    Relation,
+    SourceRef,
+)
 from kg.vocab import BIBO, DCTERMS, FOAF, KG, PROV, RDF, RDFS, SKOS, XSD, ontology_file, resource
 
 __all__ = ["paper_quads", "source_quads", "extraction_quads", "concept_quads", "broader_quads", "ConceptResolver"]
@@ -201,7 +213,8 @@ def _concept_type(iri: str) -> str | None:
     return next((t for t in CONCEPT_TYPES if iri.startswith(resource("concept", f"{t.lower()}-").value)), None)
 
 
-def _relation_triples(paper: NamedNode, relation: Relation, abstract: str, concepts: ConceptResolver) -> Iterator[tuple]:
+def _relation_ends(paper: NamedNode, relation: Relation, concepts: ConceptResolver) -> tuple[NamedNode, NamedNode] | None:
+    """The concepts a relation links, or None when it states nothing the ontology allows."""
     if relation.relation not in RELATION_TYPES:
         raise ValueError(f"unknown relation {relation.relation!r}")
     head = NamedNode(concepts.relation_end_concept(paper.value, relation.head_type, relation.head))
@@ -210,7 +223,12 @@ def _relation_triples(paper: NamedNode, relation: Relation, abstract: str, conce
     # fixes it: "domain generalization" is a Task) or make both ends one concept;
     # the relation then states nothing the ontology allows, so it is left out.
     if head == tail or (_concept_type(head.value), _concept_type(tail.value)) != _relation_signatures()[relation.relation]:
-        return
+        return None
+    return head, tail
+
+
+def _relation_triples(paper: NamedNode, relation: Relation, ends: tuple[NamedNode, NamedNode], abstract: str) -> Iterator[tuple]:
+    head, tail = ends
     predicate = KG[relation.relation]
     node = relation_mention_iri(paper.value, head, relation.relation, tail, relation.start)
     yield head, predicate, tail
@@ -220,6 +238,22 @@ def _relation_triples(paper: NamedNode, relation: Relation, abstract: str, conce
     yield node, RDF.object, tail
     yield node, KG.sentence, Literal(abstract[relation.start : relation.end])
     yield from _evidence_triples(node, paper, relation.start, relation.end, relation.confidence, relation.component)
+
+
+def _stated_relations(
+    paper: NamedNode, relations: Iterable[Relation], concepts: ConceptResolver
+) -> list[tuple[Relation, tuple[NamedNode, NamedNode]]]:
+    """One relation per (head concept, relation, tail concept, sentence), the most
+    confident: two surface forms of one concept ("LLMs", "large language models")
+    in one sentence must not give one relation mention two confidences."""
+    best: dict[tuple, tuple[Relation, tuple[NamedNode, NamedNode]]] = {}
+    for relation in relations:
+        if (ends := _relation_ends(paper, relation, concepts)) is None:
+            continue
+        key = (ends[0], relation.relation, ends[1], relation.start)
+        if key not in best or relation.confidence > best[key][0].confidence:
+            best[key] = (relation, ends)
+    return [best[k] for k in sorted(best, key=lambda k: (k[0].value, k[1], k[2].value, k[3]))]
 
 
 def extraction_quads(extraction: Extraction, abstract: str, concepts: ConceptResolver) -> Iterator[Quad]:
@@ -232,7 +266,7 @@ def extraction_quads(extraction: Extraction, abstract: str, concepts: ConceptRes
     triples = [
         *(t for m in extraction.mentions for t in _mention_triples(paper, m, abstract, concepts)),
         *(t for c in extraction.claims for t in _claim_triples(paper, c)),
-        *(t for r in extraction.relations for t in _relation_triples(paper, r, abstract, concepts)),
+        *(t for r, ends in _stated_relations(paper, extraction.relations, concepts) for t in _relation_triples(paper, r, ends, abstract)),
     ]
     for s, p, o in triples:
         yield Quad(s, p, o)
@@ -270,7 +304,7 @@ def broader_quads(link: BroaderLink, abstracts: Mapping[str, str]) -> Iterator[Q
     """``skos:broader`` and the statement node that says why (rule, and the sentence for a Hearst pattern)."""
     narrower, broader = NamedNode(link.narrower), NamedNode(link.broader)
     node = broader_evidence_iri(link.narrower, link.broader, link.rule, link.paper_iri, link.start)
-    triples = [
+    triples: list[tuple[NamedNode, NamedNode, NamedNode | Literal]] = [
         (narrower, SKOS.broader, broader),
         (node, RDF.type, KG.BroaderEvidence),
         (node, RDF.subject, narrower),
@@ -289,6 +323,7 @@ def broader_quads(link: BroaderLink, abstracts: Mapping[str, str]) -> Iterator[Q
         ]
     else:
         paper = NamedNode(link.paper_iri)
+        assert link.start is not None and link.end is not None  # a sentence's evidence has its offsets
         triples.append((node, KG.sentence, Literal(abstracts[link.paper_iri][link.start : link.end])))
         triples.extend(_evidence_triples(node, paper, link.start, link.end, link.confidence, component))
     for s, p, o in triples:

@@ -20,6 +20,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import astuple, replace
 from pathlib import Path
+from typing import cast
 
 from kg.graph.store import STATE_FILE  # its name: the store module tells kg's stores by it too
 from kg.link.concepts import ConceptLinker
@@ -53,7 +54,8 @@ def paper_fingerprint(paper: LinkedPaper) -> str:
     """Changes with anything of the paper its triples show but where it was read:
     record, authors (a changed file, e.g. one with lines appended, changes only
     the sources of the papers it had)."""
-    unplaced = replace(paper, paper=replace(paper.paper, source=None), sources=())
+    # source=None only inside this hashed repr: a Paper never escapes with it, so the field keeps its type.
+    unplaced = replace(paper, paper=replace(paper.paper, source=cast(SourceRef, None)), sources=())
     return hashlib.sha256(repr(unplaced).encode("utf-8")).hexdigest()
 
 
@@ -152,11 +154,14 @@ class BuildState:
 
     def rule_in_use(self, rule: str) -> bool:
         """Whether some link of ``rule`` survives the contradiction check."""
-        return self._db.execute(
-            "SELECT 1 FROM broader AS a WHERE rule = ? AND NOT EXISTS "
-            "(SELECT 1 FROM broader AS b WHERE b.narrower = a.broader AND b.broader = a.narrower) LIMIT 1",
-            (rule,),
-        ).fetchone() is not None
+        return (
+            self._db.execute(
+                "SELECT 1 FROM broader AS a WHERE rule = ? AND NOT EXISTS "
+                "(SELECT 1 FROM broader AS b WHERE b.narrower = a.broader AND b.broader = a.narrower) LIMIT 1",
+                (rule,),
+            ).fetchone()
+            is not None
+        )
 
     # -- an incremental build updates it ----------------------------------------
 

@@ -30,7 +30,18 @@ from pyoxigraph import Quad, Store
 from kg.errors import KgWarning, StoreError
 from kg.interrupts import held
 
-__all__ = ["DEFAULT_STORE", "MARKER", "STATE_FILE", "Edit", "Finish", "open_store", "store_lock", "store_target", "update_store", "write_store"]
+__all__ = [
+    "DEFAULT_STORE",
+    "MARKER",
+    "STATE_FILE",
+    "Edit",
+    "Finish",
+    "open_store",
+    "store_lock",
+    "store_target",
+    "update_store",
+    "write_store",
+]
 
 #: Where ``kg build`` puts the store when no ``--store`` is given.
 DEFAULT_STORE = Path(".kg") / "store"
@@ -261,7 +272,9 @@ def _deferred_signals(shown: str | Path) -> Iterator[None]:
     with held() as caught:
         yield
     if caught:
-        warnings.warn(f"{shown}: interrupted as the new store was swapped in, too late to stop: the build completed", KgWarning, stacklevel=2)
+        warnings.warn(
+            f"{shown}: interrupted as the new store was swapped in, too late to stop: the build completed", KgWarning, stacklevel=2
+        )
 
 
 #: Quads per bulk load. Oxigraph's bulk loader buffers up to ~2 GB per thread

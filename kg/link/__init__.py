@@ -7,4 +7,14 @@ from kg.link.identity import paper_key, person_iri, topic_iri, venue_iri
 from kg.link.normalise import concept_key
 from kg.link.papers import link_papers
 
-__all__ = ["ConceptIndex", "broader_links", "concept_key", "link_concepts", "link_papers", "paper_key", "person_iri", "topic_iri", "venue_iri"]
+__all__ = [
+    "ConceptIndex",
+    "broader_links",
+    "concept_key",
+    "link_concepts",
+    "link_papers",
+    "paper_key",
+    "person_iri",
+    "topic_iri",
+    "venue_iri",
+]

@@ -53,14 +53,14 @@ _SHORT_FORM = re.compile(r"^[A-Za-z0-9]*[A-Z][A-Za-z0-9\-]*$")
 
 
 def short_form_key(short: str) -> str:
-    """"LLMs" and "LLM" are one short form; "COGS" keeps its capital S."""
+    """ "LLMs" and "LLM" are one short form; "COGS" keeps its capital S."""
     if len(short) > 2 and short.endswith("s") and short[-2].isupper():
         return short[:-1]
     return short
 
 
 def _is_short_form(word: str) -> bool:
-    """"LLMs", "OoD", "RoPE": mostly capitals; "HYPerspherical" is a coined word."""
+    """ "LLMs", "OoD", "RoPE": mostly capitals; "HYPerspherical" is a coined word."""
     letters = [c for c in word if c.isalpha()]
     capitals = sum(c.isupper() for c in letters)
     return capitals >= 2 and capitals >= 0.4 * len(letters) and bool(_SHORT_FORM.match(word))
@@ -87,7 +87,9 @@ class _Choice:
 class ConceptIndex:
     """The concepts of a corpus, and which one each mention and relation end means."""
 
-    def __init__(self, concepts: Sequence[Concept], mentions: dict[tuple[str, int, int, str], str], relation_ends: dict[tuple[str, str, str], str]):
+    def __init__(
+        self, concepts: Sequence[Concept], mentions: dict[tuple[str, int, int, str], str], relation_ends: dict[tuple[str, str, str], str]
+    ):
         self.concepts = tuple(concepts)
         self.by_iri = {c.iri: c for c in self.concepts}
         self._mentions = mentions
@@ -236,6 +238,10 @@ class PaperConcepts:
     def mention_type(self, mention: Mention) -> str:
         return self.mentions[(mention.start, mention.end, mention.concept_type)][1]
 
+    def concept_of(self, mention: Mention) -> tuple[str, str]:
+        """The mention's concept IRI and type (what :func:`kg.link.hierarchy.hearst_links` asks)."""
+        return self.mention_concept(self.paper_iri, mention), self.mention_type(mention)
+
     def relation_end_concept(self, paper_iri: str, concept_type: str, label: str) -> str:
         return self.relation_ends[(concept_type, label)]
 
@@ -262,13 +268,21 @@ class _Group:
         self.entry = self.entry or other.entry
         self.labels.update(other.labels)
         self.form_count.update(other.form_count)
-        for mine, theirs in ((self.form_rules, other.form_rules), (self.form_notes, other.form_notes), (self.form_labels, other.form_labels)):
+        for mine, theirs in (
+            (self.form_rules, other.form_rules),
+            (self.form_notes, other.form_notes),
+            (self.form_labels, other.form_labels),
+        ):
             for text, values in theirs.items():
                 mine[text] |= values
 
     def to_json(self) -> str:
-        sets = [{text: sorted(values) for text, values in by_text.items()} for by_text in (self.form_rules, self.form_notes, self.form_labels)]
-        return json.dumps([self.entry.line if self.entry else None, self.labels, self.form_count, *sets], ensure_ascii=False, sort_keys=True)
+        sets = [
+            {text: sorted(values) for text, values in by_text.items()} for by_text in (self.form_rules, self.form_notes, self.form_labels)
+        ]
+        return json.dumps(
+            [self.entry.line if self.entry else None, self.labels, self.form_count, *sets], ensure_ascii=False, sort_keys=True
+        )
 
     @classmethod
     def from_json(cls, data: str, entries: dict[int, LexiconEntry]) -> _Group:
@@ -456,7 +470,9 @@ class ConceptLinker:
             group.merge(self._groups[(concept_type, key)])
         if group is not None:
             return _concept(concept_type, key, group), group.to_json()
-        return self.stored_concept(concept_type, key, None, first_end), None
+        concept = self.stored_concept(concept_type, key, None, first_end)
+        assert concept is not None  # no mention names it: a relation end does, so first_end is given
+        return concept, None
 
     def stored_concept(self, concept_type: str, key: str, stored_group: str | None, stored_end: str | None) -> Concept | None:
         """The concept a stored corpus had for ``(concept_type, key)``, None if it had none."""
@@ -512,8 +528,13 @@ def _concept(concept_type: str, key: str, group: _Group) -> Concept:
         else:
             rules[text].add("normalised")
             labels = sorted(group.form_labels[text])
-            notes[text].add(f"labelled {', '.join(labels)}; normalised label {key} (case, hyphens, spelling, plural, bracketed short form set aside)")
-    forms = tuple(ConceptForm(text, tuple(sorted(rules[text])), tuple(sorted(notes[text])), group.form_count[text]) for text in sorted(group.form_count))
+            notes[text].add(
+                f"labelled {', '.join(labels)}; normalised label {key} (case, hyphens, spelling, plural, bracketed short form set aside)"
+            )
+    forms = tuple(
+        ConceptForm(text, tuple(sorted(rules[text])), tuple(sorted(notes[text])), group.form_count[text])
+        for text in sorted(group.form_count)
+    )
     return Concept(
         iri=concept_iri(concept_type, key).value,
         type=concept_type,

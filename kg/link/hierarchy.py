@@ -25,7 +25,16 @@ from kg.link.identity import concept_iri
 from kg.link.normalise import DATA_DIR, concept_key
 from kg.records import BroaderLink, Concept, Extraction, Mention
 
-__all__ = ["HearstPattern", "broader_links", "head_noun_link", "head_noun_links", "head_suffixes", "hearst_links", "load_hearst_patterns", "without_contradictions"]
+__all__ = [
+    "HearstPattern",
+    "broader_links",
+    "head_noun_link",
+    "head_noun_links",
+    "head_suffixes",
+    "hearst_links",
+    "load_hearst_patterns",
+    "without_contradictions",
+]
 
 HEAD_NOUN_CONFIDENCE = 0.8
 HEAD_NOUN_RULE = "head-noun"
@@ -114,8 +123,13 @@ def hearst_links(
                 if narrower_type == broader_type and narrower != broader:
                     links.append(
                         BroaderLink(
-                            narrower, broader, f"hearst:{pattern.id}", pattern.confidence,
-                            extraction.paper_iri, general.sentence_start, general.sentence_end,
+                            narrower,
+                            broader,
+                            f"hearst:{pattern.id}",
+                            pattern.confidence,
+                            extraction.paper_iri,
+                            general.sentence_start,
+                            general.sentence_end,
                         )
                     )
     return links

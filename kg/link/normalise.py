@@ -33,7 +33,7 @@ __all__ = ["DATA_DIR", "Normaliser", "concept_key", "load_normaliser"]
 
 DATA_DIR = Path(__file__).with_name("data")
 DETERMINERS = frozenset({"the", "a", "an", "our", "their", "its", "this", "these", "those", "that"})
-_LEADING_DETERMINER = re.compile(r"(%s)\s+" % "|".join(sorted(DETERMINERS)))  # "a-0" and "A* search" keep their "a"
+_LEADING_DETERMINER = re.compile(rf"({'|'.join(sorted(DETERMINERS))})\s+")  # "a-0" and "A* search" keep their "a"
 _WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")  # "3.5" stays one word: GPT-3.5 is not GPT-35
 _ISATION = re.compile(r"(?<=[a-z])is(ations?)$")  # not -ised: "supervised"
 

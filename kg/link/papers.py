@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import Any
 
 from kg.link.identity import paper_iri_for_key, paper_key, person_iri, person_key, text_key
 from kg.records import LinkedAuthor, LinkedPaper, Paper
@@ -48,7 +49,7 @@ def _group(papers: Iterable[Paper]) -> list[tuple[list[Paper], str]]:
 
 def _merge(records: list[Paper]) -> Paper:
     first = records[0]
-    changes = {}
+    changes: dict[str, Any] = {}  # Paper fields by name, each of its own type
     for name in _SCALAR_FIELDS:
         changes[name] = next((getattr(r, name) for r in records if getattr(r, name) is not None), None)
     changes["authors"] = next((r.authors for r in records if r.authors), ())

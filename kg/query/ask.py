@@ -127,7 +127,7 @@ def _suggest(name: str, candidates: list[str]) -> str:
 
 
 def _exists(store: Store, sparql: str, value: NamedNode | Literal) -> bool:
-    return any(True for _ in run_query(store, sparql, {"value": value}).raw)
+    return any(True for _ in run_query(store, sparql, {"value": value}).solutions)
 
 
 def paper_term(value: str) -> NamedNode | Literal:
@@ -143,7 +143,7 @@ def paper_term(value: str) -> NamedNode | Literal:
 
 
 def _strings(store: Store, sparql: str) -> list[str]:
-    return [s["name"].value for s in run_query(store, sparql).raw]
+    return [s["name"].value for s in run_query(store, sparql).solutions]
 
 
 def _check_concept(store: Store, param: str, value: str) -> None:
@@ -155,7 +155,11 @@ def _check_concept(store: Store, param: str, value: str) -> None:
     )
     if not found:
         suggestions = close_matches(store, value)
-        hint = f"; did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else "; `kg concept NAME` finds a concept by any of its names"
+        hint = (
+            f"; did you mean {', '.join(repr(s) for s in suggestions)}?"
+            if suggestions
+            else "; `kg concept NAME` finds a concept by any of its names"
+        )
         raise UnknownConceptError(f"no concept is called {value!r} (parameter {param}){hint}")
 
 
@@ -191,7 +195,12 @@ _CHECKS = {"concept": _check_concept, "paper": _check_paper, "author": _check_au
 
 
 def ask(
-    store: Store, name: str, params: Mapping[str, str] | None = None, *, evidence: bool = True, limit: int | None = None,
+    store: Store,
+    name: str,
+    params: Mapping[str, str] | None = None,
+    *,
+    evidence: bool = True,
+    limit: int | None = None,
     timeout: float | None = None,
 ) -> Answer:
     """Run the library query ``name`` with ``params`` (parameter name -> value).
@@ -219,8 +228,8 @@ def ask(
     if result.kind != "select":
         raise QueryError(f"query {named.name!r} is not a SELECT query; run it with `kg query -f {named.name}`")
     keep = [i for i, column in enumerate(result.variables) if evidence or not column.startswith(EVIDENCE_PREFIX)]
-    rows = []
-    for solution in result.raw:
+    rows: list[tuple[str | int | None, ...]] = []
+    for solution in result.solutions:
         if limit is not None and len(rows) >= limit:
             break
         values = [solution[column] for column in result.variables]

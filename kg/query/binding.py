@@ -24,6 +24,7 @@ start from it.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from pyoxigraph import Literal, NamedNode
 
@@ -50,7 +51,7 @@ def _tokens(query: str) -> list[tuple[str, str]]:
         if char == "#":
             match = re.compile(r"#[^\n]*").match(query, i)
         elif char in "\"'":
-            quote = query[i : i + 3] if query[i : i + 3] in {'"""', "\'\'\'"} else char
+            quote = query[i : i + 3] if query[i : i + 3] in {'"""', "'''"} else char
             j = i + len(quote)
             while j < len(query) and query[j : j + len(quote)] != quote:
                 j += 2 if query[j] == "\\" else 1
@@ -77,7 +78,7 @@ def _tokens(query: str) -> list[tuple[str, str]]:
     return pieces
 
 
-def bind_terms(sparql: str, params: dict) -> str:
+def bind_terms(sparql: str, params: Mapping) -> str:
     """Put each parameter's RDF term where its variable stands, as SPARQL's
     SEP-0007 substitution does: ``(term AS ?v)`` in a SELECT list,
     ``(term)`` in GROUP BY and ORDER BY, the bare term elsewhere."""
@@ -115,5 +116,3 @@ def bind_terms(sparql: str, params: dict) -> str:
         else:
             out.append(terms[name])
     return "".join(out)
-
-

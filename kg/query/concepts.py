@@ -65,17 +65,17 @@ class ConceptReport:
 
 def _rows(store: Store, name: str, **params) -> list[dict]:
     result = run_query(store, find_query(name).sparql, params)
-    return [{v: (s[v].value if s[v] is not None else None) for v in result.variables} for s in result.raw]
+    return [{v: (s[v].value if s[v] is not None else None) for v in result.variables} for s in result.solutions]
 
 
 def _alt_labels(store: Store, iri: str) -> tuple[str, ...]:
     result = run_query(store, "SELECT ?concept ?alt WHERE { ?concept skos:altLabel ?alt } ORDER BY ?alt", {"concept": NamedNode(iri)})
-    return tuple(s["alt"].value for s in result.raw)
+    return tuple(s["alt"].value for s in result.solutions)
 
 
 def _all_labels(store: Store) -> list[str]:
     result = run_query(store, "SELECT DISTINCT ?label WHERE { ?c skos:prefLabel|skos:altLabel ?label }")
-    return sorted(s["label"].value for s in result.raw)
+    return sorted(s["label"].value for s in result.solutions)
 
 
 def close_matches(store: Store, name: str) -> list[str]:
@@ -96,13 +96,19 @@ def describe_concepts(store: Store, name: str, concept_type: str | None = None) 
     found = [r for r in _rows(store, "concepts-named", label=name) if concept_type in (None, r["type"])]
     if not found:
         suggestions = close_matches(store, name)
-        hint = f"; did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else "; `kg query -f topics` and `kg top` list what there is"
+        hint = (
+            f"; did you mean {', '.join(repr(s) for s in suggestions)}?"
+            if suggestions
+            else "; `kg query -f topics` and `kg top` list what there is"
+        )
         kind = f"{concept_type} " if concept_type else ""
         raise UnknownConceptError(f"no {kind}concept is called {name!r}{hint}")
     reports = []
     for row in found:
         iri = NamedNode(row["concept"])
-        forms = tuple(FormReport(r["form"], int(r["mentions"]), r["rules"], r["notes"] or "") for r in _rows(store, "concept-forms", concept=iri))
+        forms = tuple(
+            FormReport(r["form"], int(r["mentions"]), r["rules"], r["notes"] or "") for r in _rows(store, "concept-forms", concept=iri)
+        )
         papers = tuple(
             PaperReport(r["paper"], r["label"], r["proposed"] == "true", int(r["mentions"]), r["evidence"])
             for r in _rows(store, "concept-papers", concept=iri)
@@ -112,6 +118,15 @@ def describe_concepts(store: Store, name: str, concept_type: str | None = None) 
             for r in _rows(store, "concept-hierarchy", concept=iri)
         )
         reports.append(
-            ConceptReport(row["concept"], row["type"], row["prefLabel"], row["exactMatch"], _alt_labels(store, row["concept"]), forms, papers, hierarchy)
+            ConceptReport(
+                row["concept"],
+                row["type"],
+                row["prefLabel"],
+                row["exactMatch"],
+                _alt_labels(store, row["concept"]),
+                forms,
+                papers,
+                hierarchy,
+            )
         )
     return reports

@@ -78,7 +78,8 @@ class Front(ThreadingHTTPServer):
     def server_bind(self) -> None:
         # HTTPServer's own asks the resolver for the host's full name: a network lookup, and unneeded.
         socketserver.TCPServer.server_bind(self)
-        self.server_name, self.server_port = self.server_address[:2]
+        host, port = self.server_address[:2]  # (host, port), for AF_INET and AF_INET6 alike
+        self.server_name, self.server_port = str(host), int(port)
 
     def service_actions(self) -> None:
         self.check_backend()
@@ -86,8 +87,10 @@ class Front(ThreadingHTTPServer):
     def process_request(self, request, client_address) -> None:
         if not self._slots.acquire(blocking=False):
             with contextlib.suppress(OSError):
-                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
-                                b"Content-Length: 18\r\nConnection: close\r\n\r\ntoo many clients.\n")
+                request.sendall(
+                    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                    b"Content-Length: 18\r\nConnection: close\r\n\r\ntoo many clients.\n"
+                )
             self.shutdown_request(request)
             return
         super().process_request(request, client_address)
@@ -112,7 +115,8 @@ class _Handler(BaseHTTPRequestHandler):
     error_message_format = "%(message)s\n"
 
     def setup(self) -> None:
-        self.timeout = self.server.timeout_s  # a client silent this long is dropped
+        # The stubs call it a ClassVar; socketserver reads it from the instance in setup().
+        self.timeout = self.server.timeout_s  # type: ignore[misc]  # a client silent this long is dropped
         super().setup()
 
     def log_message(self, format, *args) -> None:
@@ -237,13 +241,13 @@ class _Handler(BaseHTTPRequestHandler):
     def _pass_back(self, response: http.client.HTTPResponse, sock: socket.socket, deadline: float, held: bytes, complete: bool) -> None:
         self.send_response(response.status)
         for name in _PASSED_BACK:
-            if response.getheader(name):
-                self.send_header(name, response.getheader(name))
+            if value := response.getheader(name):
+                self.send_header(name, value)
         chunked = not complete and self.request_version != "HTTP/1.0"
         if complete and self.command != "HEAD" and response.status not in (204, 304):
             self.send_header("Content-Length", str(len(held)))
-        elif self.command == "HEAD" and response.getheader("Content-Length"):
-            self.send_header("Content-Length", response.getheader("Content-Length"))
+        elif self.command == "HEAD" and (length := response.getheader("Content-Length")):
+            self.send_header("Content-Length", length)
         elif chunked:
             self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Connection", "close")

@@ -80,7 +80,7 @@ def _credentials(url: str) -> tuple[str, str] | None:
     return (entry[0], entry[2]) if entry else None
 
 
-class _HearsEarlyAnswers:
+class _HearsEarlyAnswers(http.client.HTTPConnection):
     """A server refusing a request (a 401 for Digest's first, unsigned try)
     may answer and hang up before the body is sent; stop sending then, so the
     answer is read (and Digest retries) instead of a broken pipe reported."""
@@ -160,7 +160,9 @@ def check_url(url: str) -> urllib.parse.SplitResult:
     return parts
 
 
-def request(url: str, method: str = "GET", data: bytes | None = None, headers: dict[str, str] | None = None, *, timeout: float = TIMEOUT_S) -> bytes:
+def request(
+    url: str, method: str = "GET", data: bytes | None = None, headers: dict[str, str] | None = None, *, timeout: float = TIMEOUT_S
+) -> bytes:
     """Send one request; a failure is a :class:`RemoteError` naming the endpoint (redacted) and the reason."""
     parts = check_url(url)
     credentials = _credentials(url)
@@ -168,7 +170,9 @@ def request(url: str, method: str = "GET", data: bytes | None = None, headers: d
     plain = urllib.parse.urlunsplit(parts._replace(netloc=host))  # the password goes in a header, not the URL
     shown = f"{method} {redact(url)}"
     try:
-        with _opener(f"{parts.scheme}://{host}", credentials).open(urllib.request.Request(plain, data=data, method=method, headers=headers or {}), timeout=timeout) as response:
+        with _opener(f"{parts.scheme}://{host}", credentials).open(
+            urllib.request.Request(plain, data=data, method=method, headers=headers or {}), timeout=timeout
+        ) as response:
             return response.read()
     except urllib.error.HTTPError as exc:
         if exc.code in {401, 403}:
@@ -177,9 +181,11 @@ def request(url: str, method: str = "GET", data: bytes | None = None, headers: d
         reason = _printable(detail[0][:200] if detail else str(exc.reason), url)
         raise RemoteError(f"{shown}: HTTP {exc.code} ({reason})", exc.code) from exc
     except ValueError as exc:  # urllib's Digest handler, on a challenge in a scheme it does not know
-        raise RemoteError(f"{shown}: the endpoint asks for an authentication scheme kg does not speak (HTTP 401; kg speaks Basic and Digest)", 401) from exc
+        raise RemoteError(
+            f"{shown}: the endpoint asks for an authentication scheme kg does not speak (HTTP 401; kg speaks Basic and Digest)", 401
+        ) from exc
     except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        timed_out = isinstance(reason, TimeoutError)
-        what = f"no answer within {timeout:g} s" if timed_out else f"cannot reach the endpoint ({_printable(str(reason), url)})"
+        cause = getattr(exc, "reason", exc)  # URLError wraps the OSError (or its message)
+        timed_out = isinstance(cause, TimeoutError)
+        what = f"no answer within {timeout:g} s" if timed_out else f"cannot reach the endpoint ({_printable(str(cause), url)})"
         raise RemoteError(f"{shown}: {what}", timed_out=timed_out) from exc

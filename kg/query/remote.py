@@ -19,6 +19,7 @@ import urllib.parse
 from pyoxigraph import (
     QueryBoolean,
     QueryResultsFormat,
+    QuerySolutions,
     RdfFormat,
     parse,
     parse_query_results,
@@ -57,11 +58,13 @@ def _read(endpoint: str, answer: bytes, form: str) -> QueryResult:
             raise ValueError("a boolean answers ASK, and rows SELECT")
         if form == "ask":
             return QueryResult("ask", results)
+        assert isinstance(results, QuerySolutions)  # checked above: not a boolean
         for _ in results:  # parsed as it is read: read it all once, so a bad row fails here
             pass
     except (SyntaxError, ValueError, OSError) as exc:
         raise _not_results(endpoint, answer, "RDF in Turtle" if form == "graph" else "SPARQL JSON results", exc) from exc
     results = parse_query_results(answer, format=QueryResultsFormat.JSON)
+    assert isinstance(results, QuerySolutions)  # the same answer, parsed as rows above
     return QueryResult("select", results, [v.value for v in results.variables])
 
 

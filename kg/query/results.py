@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from pyoxigraph import BlankNode, Literal, NamedNode, QueryResultsFormat, RdfFormat, serialize
+from pyoxigraph import BlankNode, Literal, NamedNode, QueryBoolean, QueryResultsFormat, QuerySolutions, RdfFormat, serialize
 from tabulate import tabulate
 
 from kg.errors import QueryError
@@ -67,12 +67,18 @@ def format_result(result: QueryResult, fmt: str = "table") -> str:
 
 def _format(result: QueryResult, fmt: str) -> str:
     if result.kind == "graph":
-        return serialize(result.raw, format=RdfFormat.TURTLE, prefixes=PREFIXES).decode("utf-8")
+        turtle = serialize(result.triples, format=RdfFormat.TURTLE, prefixes=PREFIXES)
+        assert turtle is not None  # without an output, serialize returns the bytes
+        return turtle.decode("utf-8")
     if fmt in _STANDARD_FORMATS and not (result.kind == "ask" and fmt != "json"):
-        text = result.raw.serialize(format=_STANDARD_FORMATS[fmt]).decode("utf-8")
+        answer = result.raw
+        assert isinstance(answer, QuerySolutions | QueryBoolean)  # not "graph", handled above
+        written = answer.serialize(format=_STANDARD_FORMATS[fmt])
+        assert written is not None  # without an output, serialize returns the bytes
+        text = written.decode("utf-8")
         return text if text.endswith("\n") else text + "\n"
     if result.kind == "ask":
         return ("true" if bool(result.raw) else "false") + "\n"
-    rows = [[printable(compact(solution[v])) for v in result.variables] for solution in result.raw]
+    rows = [[printable(compact(solution[v])) for v in result.variables] for solution in result.solutions]
     table = tabulate(rows, headers=result.variables, tablefmt="simple", disable_numparse=True)
     return f"{table}\n({len(rows)} row{'s' if len(rows) != 1 else ''})\n"

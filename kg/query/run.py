@@ -30,7 +30,7 @@ import io
 import queue
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -92,6 +92,20 @@ class QueryResult:
     raw: QuerySolutions | QueryBoolean | Iterable[Triple]
     variables: list[str] = field(default_factory=list)
 
+    @property
+    def solutions(self) -> QuerySolutions:
+        """A SELECT answer's solutions (TypeError for an ASK or graph answer, which are not rows)."""
+        if not isinstance(self.raw, QuerySolutions):
+            raise TypeError(f"a {self.kind} answer has no solutions")
+        return self.raw
+
+    @property
+    def triples(self) -> Iterable[Triple]:
+        """A CONSTRUCT/DESCRIBE answer's triples, read once (TypeError for a SELECT or ASK answer)."""
+        if isinstance(self.raw, QuerySolutions | QueryBoolean):
+            raise TypeError(f"a {self.kind} answer has no triples")
+        return self.raw
+
 
 def text_literal(value: str) -> Literal:
     """A string literal of ``value``; a lone surrogate (what Python makes of
@@ -142,8 +156,7 @@ class QueryTimeout(QueryError):
     def __init__(self, timeout: float):
         self.timeout = timeout
         super().__init__(
-            f"query ran past --timeout {timeout:g} s; narrow it (LIMIT, fewer unbound patterns) "
-            "or allow it longer (--timeout 0: no limit)"
+            f"query ran past --timeout {timeout:g} s; narrow it (LIMIT, fewer unbound patterns) or allow it longer (--timeout 0: no limit)"
         )
 
 
@@ -219,7 +232,9 @@ def query_form(sparql: str, timeout: float = DEFAULT_TIMEOUT_S) -> str:
     return in_worker(lambda cancelled: _form(sparql), timeout)
 
 
-def _evaluate(store: Store, sparql: str, params: dict | None) -> QuerySolutions | QueryBoolean | QueryTriples:
+def _evaluate(
+    store: Store, sparql: str, params: Mapping[str, str | NamedNode | Literal] | None
+) -> QuerySolutions | QueryBoolean | QueryTriples:
     from kg.query.binding import bind_terms
 
     if params:
@@ -235,17 +250,20 @@ def _evaluate(store: Store, sparql: str, params: dict | None) -> QuerySolutions 
         raise QueryError(f"query failed: {exc}") from exc
 
 
-def _written(store: Store, sparql: str, params: dict | None, cancelled: threading.Event) -> tuple[str, QueryBoolean | io.BytesIO]:
+def _written(
+    store: Store, sparql: str, params: Mapping[str, str | NamedNode | Literal] | None, cancelled: threading.Event
+) -> tuple[str, QueryBoolean | io.BytesIO]:
     """The answer, computed and written out in full (in the worker)."""
     raw = _evaluate(store, sparql, params)
     if isinstance(raw, QueryBoolean):
         return "ask", raw  # computed already, and free to change threads
     sink, kind = _Sink(cancelled), _KINDS[type(raw)]
     try:
-        if kind == "select":
-            raw.serialize(sink, format=QueryResultsFormat.JSON)
+        # The stubs want IO[bytes]; pyoxigraph only calls the sink's write (and flush).
+        if isinstance(raw, QuerySolutions):
+            raw.serialize(sink, format=QueryResultsFormat.JSON)  # type: ignore[arg-type]
         else:
-            serialize(raw, sink, format=RdfFormat.N_TRIPLES)
+            serialize(raw, sink, format=RdfFormat.N_TRIPLES)  # type: ignore[arg-type]
     except (RuntimeError, OSError, ValueError) as exc:
         raise QueryError(f"query failed while computing its answer: {exc}") from exc
     finally:
@@ -259,7 +277,7 @@ _KINDS = {QuerySolutions: "select", QueryBoolean: "ask", QueryTriples: "graph"}
 
 
 def run_query(
-    store: Store, sparql: str, params: dict[str, str | NamedNode | Literal] | None = None, *, timeout: float | None = None
+    store: Store, sparql: str, params: Mapping[str, str | NamedNode | Literal] | None = None, *, timeout: float | None = None
 ) -> QueryResult:
     """Run a SPARQL query; ``params`` bind variables by name (without the "?").
 
@@ -275,9 +293,10 @@ def run_query(
         variables = [v.value for v in raw.variables] if isinstance(raw, QuerySolutions) else []
         return QueryResult(_KINDS[type(raw)], raw, variables)
     kind, answer = in_worker(lambda cancelled: _written(store, sparql, params, cancelled), timeout)
-    if kind == "ask":
+    if isinstance(answer, QueryBoolean):  # kind "ask"
         return QueryResult("ask", answer)
     if kind == "select":
         solutions = parse_query_results(answer, format=QueryResultsFormat.JSON)
+        assert isinstance(solutions, QuerySolutions)  # written from a SELECT's solutions above
         return QueryResult("select", solutions, [v.value for v in solutions.variables])
     return QueryResult("graph", (quad.triple for quad in parse(answer, format=RdfFormat.N_TRIPLES)))

@@ -105,9 +105,15 @@ def _backend(store: Path, writable: bool, timeout: float):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     command = [
-        server_program(), "serve" if writable else "serve-read-only", "--location", str(store), "--bind", f"127.0.0.1:{port}",
+        server_program(),
+        "serve" if writable else "serve-read-only",
+        "--location",
+        str(store),
+        "--bind",
+        f"127.0.0.1:{port}",
         # A second after the front gives up (Oxigraph counts whole seconds): the front answers, Oxigraph stops the work.
-        "--timeout-s", str(math.ceil(timeout) + 1),
+        "--timeout-s",
+        str(math.ceil(timeout) + 1),
     ]
     with tempfile.TemporaryFile() as log:
         # Its own session: a terminal's Ctrl-C reaches kg alone, which stops it once the front is closed.

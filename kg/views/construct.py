@@ -13,9 +13,9 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Store
 
 from kg.errors import QueryError
 from kg.query.run import DEFAULT_TIMEOUT_S, QueryTimeout, run_query
-from kg.vocab import PREFIXES
 from kg.views.model import View, ViewEdge, ViewNode
 from kg.views.selection import DEFAULT_LIMIT, centrality, graph_node
+from kg.vocab import PREFIXES
 
 __all__ = ["compact", "construct_view"]
 
@@ -31,7 +31,10 @@ _CLASS_TYPES = {
     PREFIXES["kg"] + "Claim": "Claim",
 }
 #: Literal predicates that name a node, best first.
-_LABELS = [PREFIXES[p] + local for p, local in [("skos", "prefLabel"), ("foaf", "name"), ("rdfs", "label"), ("dcterms", "title"), ("kg", "sentence")]]
+_LABELS = [
+    PREFIXES[p] + local
+    for p, local in [("skos", "prefLabel"), ("foaf", "name"), ("rdfs", "label"), ("dcterms", "title"), ("kg", "sentence")]
+]
 MAX_FACTS = 6
 MAX_FACT_CHARS = 200
 
@@ -42,7 +45,7 @@ def compact(iri: str) -> str:
     if best is None:
         return iri
     prefix = next(p for p, ns in PREFIXES.items() if ns == best)
-    return f"{prefix}:{iri[len(best):]}"
+    return f"{prefix}:{iri[len(best) :]}"
 
 
 def _id(term) -> str | None:
@@ -53,7 +56,9 @@ def _id(term) -> str | None:
     return None
 
 
-def construct_view(store: Store, graph: nx.Graph, sparql: str, limit: int = DEFAULT_LIMIT, title: str | None = None, source: str = "query") -> View:
+def construct_view(
+    store: Store, graph: nx.Graph, sparql: str, limit: int = DEFAULT_LIMIT, title: str | None = None, source: str = "query"
+) -> View:
     """The triples ``sparql`` (a CONSTRUCT or DESCRIBE query) returns, drawn;
     beyond ``limit`` nodes (0: no limit), the most central."""
     try:
@@ -68,7 +73,7 @@ def construct_view(store: Store, graph: nx.Graph, sparql: str, limit: int = DEFA
     def seen(node: str) -> dict:
         return nodes.setdefault(node, {"types": set(), "labels": {}, "facts": set()})
 
-    for triple in result.raw:
+    for triple in result.triples:
         subject, predicate, obj = _id(triple.subject), triple.predicate.value, triple.object
         if subject is None:  # an RDF-star quoted triple: not drawn
             continue
@@ -86,7 +91,7 @@ def construct_view(store: Store, graph: nx.Graph, sparql: str, limit: int = DEFA
             links[pair].add((subject, compact(predicate), target))
 
     scores = centrality(graph) if graph.number_of_nodes() else {}
-    degree = defaultdict(int)
+    degree: defaultdict[str, int] = defaultdict(int)
     for u, v in links:
         degree[u] += 1
         degree[v] += 1
@@ -102,7 +107,9 @@ def construct_view(store: Store, graph: nx.Graph, sparql: str, limit: int = DEFA
         facts = tuple(sorted(info["facts"])[:MAX_FACTS])
         if node in graph:
             known = graph_node(graph, node, scores)
-            view_nodes.append(ViewNode(known.id, known.label, known.type, known.papers, known.score, known.evidence, known.more_evidence, facts))
+            view_nodes.append(
+                ViewNode(known.id, known.label, known.type, known.papers, known.score, known.evidence, known.more_evidence, facts)
+            )
             continue
         types = sorted(_CLASS_TYPES[t] for t in info["types"] if t in _CLASS_TYPES)
         label = next((info["labels"][p] for p in _LABELS if p in info["labels"]), compact(node))

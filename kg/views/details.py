@@ -19,7 +19,7 @@ QUERIES = Path(__file__).with_name("queries")
 
 def _rows(store: Store, name: str) -> list[dict[str, str | None]]:
     result = run_query(store, (QUERIES / f"{name}.rq").read_text(encoding="utf-8"))
-    return [{v: (s[v].value if s[v] is not None else None) for v in result.variables} for s in result.raw]
+    return [{v: (s[v].value if s[v] is not None else None) for v in result.variables} for s in result.solutions]
 
 
 def paper_details(store: Store, papers: Collection[str]) -> dict[str, PaperDetails]:
@@ -30,14 +30,20 @@ def paper_details(store: Store, papers: Collection[str]) -> dict[str, PaperDetai
     authors: dict[str, list[str]] = defaultdict(list)
     for row in _rows(store, "paper-authors"):
         if row["paper"] in wanted:
-            authors[row["paper"]].append(row["name"])
+            name = row["name"]
+            assert name is not None  # a required variable of paper-authors.rq
+            authors[row["paper"]].append(name)
     claims: dict[str, list[str]] = defaultdict(list)
     for row in _rows(store, "paper-claims"):
-        if row["paper"] in wanted and row["sentence"] not in claims[row["paper"]]:
-            claims[row["paper"]].append(row["sentence"])
-    details = {}
+        sentence = row["sentence"]
+        assert sentence is not None  # a required variable of paper-claims.rq
+        if row["paper"] in wanted and sentence not in claims[row["paper"]]:
+            claims[row["paper"]].append(sentence)
+    details: dict[str, PaperDetails] = {}
     for row in _rows(store, "paper-info"):
         iri = row["paper"]
         if iri in wanted and iri not in details:
-            details[iri] = PaperDetails(iri, row["title"] or row["label"], tuple(authors[iri]), row["venue"], row["year"], tuple(claims[iri]))
+            title = row["title"] or row["label"]
+            assert title is not None  # rdfs:label is a required variable of paper-info.rq
+            details[iri] = PaperDetails(iri, title, tuple(authors[iri]), row["venue"], row["year"], tuple(claims[iri]))
     return details

@@ -58,14 +58,17 @@ def _spring(graph: nx.Graph, nodes: Sequence[str], seed: int) -> Positions:
     sub.add_nodes_from(sorted(nodes))
     sub.add_edges_from(sorted(graph.subgraph(nodes).edges()))
     # A longer optimal distance than NetworkX's default (1/sqrt(n)) spreads hubs' neighbours out.
-    positions = nx.spring_layout(sub, k=SPREAD / math.sqrt(len(nodes)), iterations=100, seed=seed, scale=SPACING * math.sqrt(len(nodes)) / 2)
+    positions = nx.spring_layout(
+        sub, k=SPREAD / math.sqrt(len(nodes)), iterations=100, seed=seed, scale=SPACING * math.sqrt(len(nodes)) / 2
+    )
     return {n: (float(x), float(y)) for n, (x, y) in positions.items()}
 
 
 def _core(graph: nx.Graph, rank: Mapping[str, tuple]) -> list[str]:
     """The CORE most central nodes reachable from the most central one through each other."""
     start = min(graph, key=rank.__getitem__)
-    core, seen, frontier = [], {start}, [(rank[start], start)]
+    core: list[str] = []
+    seen, frontier = {start}, [(rank[start], start)]
     while frontier and len(core) < CORE:
         _, node = heapq.heappop(frontier)
         core.append(node)

@@ -73,9 +73,15 @@ def _darker(colour: str, factor: float = 0.7) -> str:
 
 def _options(nodes: int) -> dict:
     groups = {
-        name: {"shape": shape, "color": {"background": colour, "border": _darker(colour),
-                                           "highlight": {"background": colour, "border": "#000000"},
-                                           "hover": {"background": colour, "border": "#000000"}}}
+        name: {
+            "shape": shape,
+            "color": {
+                "background": colour,
+                "border": _darker(colour),
+                "highlight": {"background": colour, "border": "#000000"},
+                "hover": {"background": colour, "border": "#000000"},
+            },
+        }
         for name, (colour, shape) in STYLE.items()
     }
     return {
@@ -139,16 +145,18 @@ def _network(view: View):
         if edge.source not in known or edge.target not in known:
             raise ValueError(f"edge {edge.source} -> {edge.target} has an end that is not drawn")
         # Bulk: pyvis's add_edge looks through every edge already added, quadratic at scale.
-        net.edges.append({
-            "id": f"e{number}",
-            "from": edge.source,
-            "to": edge.target,
-            **({} if big else {"label": " + ".join(edge.relations)}),
-            "kgRelation": " + ".join(edge.relations),
-            "arrows": "to" if edge.directed else "",
-            "kgEvidence": _evidence(edge.evidence),
-            "kgMore": edge.more_evidence,
-        })
+        net.edges.append(
+            {
+                "id": f"e{number}",
+                "from": edge.source,
+                "to": edge.target,
+                **({} if big else {"label": " + ".join(edge.relations)}),
+                "kgRelation": " + ".join(edge.relations),
+                "arrows": "to" if edge.directed else "",
+                "kgEvidence": _evidence(edge.evidence),
+                "kgMore": edge.more_evidence,
+            }
+        )
     return net
 
 

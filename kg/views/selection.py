@@ -47,7 +47,8 @@ def graph_node(graph: nx.Graph, node: str, scores: dict[str, float], role: str =
     """``node`` of the graph as drawn: label, type, papers, centrality and a few sentences behind it."""
     data = graph.nodes[node]
     papers = sum(1 for m in graph[node] if graph.nodes[m]["kind"] == "paper")
-    shown, more = ((), 0)
+    shown: tuple[Evidence, ...] = ()
+    more = 0
     if data["kind"] != "paper":  # a paper's own sentences are its claims, shown when it is clicked
         shown, more = _evidence(e for m in graph[node] for link in graph.edges[node, m]["links"] for e in link.evidence)
     node_type = data["type"] if data["type"] in NODE_TYPES else "Other"
@@ -63,8 +64,15 @@ def _edge(graph: nx.Graph, u: str, v: str) -> ViewEdge:
     return ViewEdge(source, target, relations, all(link.source == source for link in links), shown, more)
 
 
-def _view(graph: nx.Graph, nodes: Collection[str], scores: dict[str, float], title: str, notice: str | None = None,
-          roles: dict[str, str] | None = None, edges: Iterable[tuple[str, str]] | None = None) -> View:
+def _view(
+    graph: nx.Graph,
+    nodes: Collection[str],
+    scores: dict[str, float],
+    title: str,
+    notice: str | None = None,
+    roles: dict[str, str] | None = None,
+    edges: Iterable[tuple[str, str]] | None = None,
+) -> View:
     """The view of ``nodes`` with the links among them (or only ``edges``)."""
     roles = roles or {}
     keep = set(nodes)
@@ -128,23 +136,32 @@ def neighbourhood(graph: nx.Graph, name: str, depth: int = 1, limit: int = DEFAU
     return _view(graph, keep, scores, title or default_title, notice, {centre: "focus"})
 
 
-def path_view(graph: nx.Graph, source: str, target: str, k: int = 3, through: Collection[str] | None = None,
-              max_hops: int = 8, title: str | None = None) -> View:
+def path_view(
+    graph: nx.Graph,
+    source: str,
+    target: str,
+    k: int = 3,
+    through: Collection[str] | None = None,
+    max_hops: int = 8,
+    title: str | None = None,
+) -> View:
     """The ``k`` shortest paths between two names, exactly as `kg path` finds them."""
     start, end = resolve(graph, source), resolve(graph, target)
     found = paths(graph, start, end, k, through, max_hops)
     if not found:
-        raise NoPathError(f"no path from {source!r} to {target!r} within {max_hops} hops" + (f" through {', '.join(through)}" if through else ""))
+        raise NoPathError(
+            f"no path from {source!r} to {target!r} within {max_hops} hops" + (f" through {', '.join(through)}" if through else "")
+        )
     hops = [(hop.source, hop.target) for p in found for hop in p.hops]
     nodes = {n for pair in hops for n in pair}
     labels = graph.nodes[start]["label"], graph.nodes[end]["label"]
     notice = f"The {_count(len(found), 'shortest path')} from {labels[0]!r} to {labels[1]!r}, as `kg path` lists them."
-    return _view(graph, nodes, centrality(graph), title or f"kg: from {labels[0]} to {labels[1]}", notice,
-                 {start: "end", end: "end"}, hops)
+    return _view(graph, nodes, centrality(graph), title or f"kg: from {labels[0]} to {labels[1]}", notice, {start: "end", end: "end"}, hops)
 
 
-def community_view(graph: nx.Graph, number: int, limit: int = DEFAULT_LIMIT, resolution: float = 1.0, seed: int = 0,
-                   title: str | None = None) -> View:
+def community_view(
+    graph: nx.Graph, number: int, limit: int = DEFAULT_LIMIT, resolution: float = 1.0, seed: int = 0, title: str | None = None
+) -> View:
     """Community ``number`` of `kg communities` (same resolution and seed): its
     concepts, best connected first, and the papers that mention two or more of them."""
     found = communities(graph, resolution=resolution, seed=seed)

@@ -13,6 +13,6 @@ for _name in ("kg_acronyms", "kg_concepts", "kg_relations", "kg_claims"):
         Doc.set_extension(_name, default=None)
 
 # Importing the modules registers their factories.
-from kg.extract.components import acronyms, claims, concepts, proposed, relations  # noqa: E402
+from kg.extract.components import acronyms, claims, concepts, paper_relations, proposed, relation_model, relations  # noqa: E402
 
-__all__ = ["acronyms", "claims", "concepts", "proposed", "relations"]
+__all__ = ["acronyms", "claims", "concepts", "paper_relations", "proposed", "relation_model", "relations"]

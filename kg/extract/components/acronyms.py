@@ -64,7 +64,7 @@ def best_long_form(short: str, candidate: str) -> str | None:
     """Initials first, then Schwartz–Hearst: the shortest suffix of ``candidate`` (starting at a word)
     in which the short form's characters appear in order, its first character
     at the start of a word. None when there is none."""
-    s, l = len(short) - 1, len(candidate) - 1
+    s, c = len(short) - 1, len(candidate) - 1
     if by_initials := initials_long_form(short, candidate):
         return by_initials
     while s >= 0:
@@ -72,15 +72,13 @@ def best_long_form(short: str, candidate: str) -> str | None:
         if not char.isalnum():
             s -= 1
             continue
-        while l >= 0 and (
-            candidate[l].lower() != char or (s == 0 and l > 0 and candidate[l - 1].isalnum())
-        ):
-            l -= 1
-        if l < 0:
+        while c >= 0 and (candidate[c].lower() != char or (s == 0 and c > 0 and candidate[c - 1].isalnum())):
+            c -= 1
+        if c < 0:
             return None
-        l -= 1
+        c -= 1
         s -= 1
-    start = candidate.rfind(" ", 0, l + 1) + 1
+    start = candidate.rfind(" ", 0, c + 1) + 1
     long_form = candidate[start:]
     if len(long_form) <= len(short) or long_form.lower() == short.lower():
         return None

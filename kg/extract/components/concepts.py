@@ -1,33 +1,37 @@
 """kg_concepts: the typed concept mentions of an abstract, with labels.
 
-Candidates come from four sources, most trusted first:
+Candidates come from these sources, most trusted first:
 
 ==============  ========  ==========================================================
 source          priority  what
 ==============  ========  ==========================================================
+model           -1        the trained recogniser ``kg_ner`` (kg's guideline, arXiv
+                          abstracts): its spans as they are
 lexicon         0         known names (``kg/data/lexicon.tsv``) via the span ruler
 coined          1         names the paper introduces ("we propose X", "X, a novel ...")
 named-dataset   1         "<Name> dataset/benchmark" (``data/concept_patterns.jsonl``)
 head            3         noun phrases whose head is a concept noun (``data/concept_heads.tsv``)
                           with a specific modifier: "diffusion models", "OOD detection"
 shape           4         CamelCase, digit-bearing and upper-case names (span ruler)
-ner             5         when ``kg_ner`` runs: its spans that hold a name (a coined or
-                          proper-noun token) and no other source claimed; Material
-                          counts as Dataset
+ner             5         in ``rules+model`` mode: the recogniser's spans that hold a
+                          name and no rule claimed
 ==============  ========  ==========================================================
 
-``kg_ner`` comes last, and only with names, because that is what measured
-best on the corpus dev set: the SciERC-trained recogniser finds many phrases
-our annotators do not count as concepts (see the README's quality table).
+The mode (:data:`kg.extract.model.CONCEPT_MODES`) says which sources run:
+the default ``model`` is the recogniser alone, because on the arXiv dev split
+the lexicon and coined names add nothing beside it and the head-noun and
+shape rules cost more precision than they add recall (README, "Quality,
+measured": the ablation); ``rules`` is the recogniser-free pipeline of before.
 
-Overlaps go to the more trusted source, except that a longer candidate of the
-same type replaces the spans it contains ("Waymo Open" -> "Waymo Open
+Overlaps go to the more trusted source, except that a longer rule candidate
+of the same type replaces rule spans it contains ("Waymo Open" -> "Waymo Open
 dataset"). Short forms defined in the abstract then join their long forms:
 both name one concept, typed by whichever of the two was found. Generic
-phrases ("our approach", "existing methods") never qualify.
+phrases ("our approach", "existing methods") never qualify as rule spans.
 
 Sets ``doc._.kg_concepts``: a list of :class:`kg.extract.spans.ConceptSpan`,
-in text order.
+in text order. A recogniser span's confidence is its type's precision on
+the dev split (the weights' ``meta.json``).
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from kg.extract.components.acronyms import Acronym
 from kg.extract.components.labels import canonical_label, is_plain_phrase
 from kg.extract.components.proposed import introduced_names, is_name_like, name_span
 from kg.extract.lexicons import Lexicons, load_lexicons
+from kg.extract.model import CONCEPT_MODES as MODES
 from kg.extract.spans import ConceptSpan
 
 __all__ = ["ConceptRecognizer", "RULE_SPANS_KEY", "NER_TYPES"]
@@ -48,8 +53,16 @@ __all__ = ["ConceptRecognizer", "RULE_SPANS_KEY", "NER_TYPES"]
 RULE_SPANS_KEY = "kg_rule_spans"
 COMPONENT = "kg_concepts"
 #: SciERC labels kept, and the type each becomes (OtherScientificTerm and Generic are dropped).
-NER_TYPES = {"Method": "Method", "Task": "Task", "Metric": "Metric", "Material": "Dataset"}
-_PRIORITY = {"lexicon": 0, "coined": 1, "named-dataset": 1, "head": 3, "shape": 4, "ner": 5}
+NER_TYPES = {"Method": "Method", "Task": "Task", "Metric": "Metric", "Material": "Dataset", "Dataset": "Dataset"}
+#: The rule sources each mode keeps beside the model's spans.
+_RULE_KINDS = {
+    "rules": {"lexicon", "coined", "named-dataset", "head", "shape"},
+    "rules+model": {"lexicon", "coined", "named-dataset", "head", "shape"},
+    "model": set(),
+    "model+lexicon": {"lexicon", "coined"},
+    "model+rules": {"lexicon", "coined", "named-dataset", "head", "shape"},
+}
+_PRIORITY = {"model": -1, "lexicon": 0, "coined": 1, "named-dataset": 1, "head": 3, "shape": 4, "ner": 5}
 _CONFIDENCE = {"lexicon": 0.95, "coined": 0.9, "named-dataset": 0.85, "acronym": 0.8, "ner": 0.7, "head": 0.6, "shape": 0.5}
 _DATASET_WORDS = {"dataset", "datasets", "benchmark", "benchmarks"}
 # Head nouns that add nothing to a known name before them: "the CLIP model".
@@ -70,10 +83,10 @@ class _Candidate:
     def key(self) -> tuple[int, int]:
         return (_PRIORITY[self.kind], -(self.end - self.start))
 
-    def overlaps(self, other: "_Candidate") -> bool:
+    def overlaps(self, other: _Candidate) -> bool:
         return self.start < other.end and other.start < self.end
 
-    def contains(self, other: "_Candidate") -> bool:
+    def contains(self, other: _Candidate) -> bool:
         return self.start <= other.start and other.end <= self.end
 
 
@@ -81,15 +94,29 @@ class ConceptRecognizer:
     """Sets ``doc._.kg_concepts`` from the ruler's spans, ``kg_ner``'s entities,
     concept-headed noun phrases and the abstract's acronyms."""
 
-    def __init__(self, lexicons: Lexicons, use_ner: bool):
+    def __init__(self, lexicons: Lexicons, mode: str = "rules", confidence: dict[str, float] | None = None):
+        if mode not in MODES:
+            raise ValueError(f"kg_concepts mode {mode!r} is not one of {', '.join(MODES)}")
         self.lexicons = lexicons
-        self.use_ner = use_ner
+        self.mode = mode
+        self.use_ner = mode != "rules"
+        # The recogniser leads (its spans win overlaps) unless the rules do.
+        self.ner_kind = "ner" if mode == "rules+model" else "model"
+        self.kinds = _RULE_KINDS[mode]
+        self.ner_confidence = confidence or {}
         self.known = {entry.name: entry for entry in lexicons.known}
 
     # -- candidates -------------------------------------------------------
 
     def _is_generic(self, tokens) -> bool:
-        return all(t.lower_ in self.lexicons.generic_words or t.lemma_.lower() in self.lexicons.generic_words or t.is_punct or t.like_num or t.is_stop for t in tokens)
+        return all(
+            t.lower_ in self.lexicons.generic_words
+            or t.lemma_.lower() in self.lexicons.generic_words
+            or t.is_punct
+            or t.like_num
+            or t.is_stop
+            for t in tokens
+        )
 
     def _names_something(self, token: Token) -> bool:
         """Could this token be (part of) a dataset's name? Not a capital that only
@@ -109,7 +136,12 @@ class ConceptRecognizer:
         while start < end - 1:
             token = doc[start]
             joined = token.whitespace_ == "" and token.i + 1 < len(doc) and doc[token.i + 1].text == "-"
-            if not joined and (token.is_punct or token.like_num or token.pos_ in {"DET", "PRON", "CCONJ", "ADP"} or token.lower_ in self.lexicons.generic_words):
+            if not joined and (
+                token.is_punct
+                or token.like_num
+                or token.pos_ in {"DET", "PRON", "CCONJ", "ADP"}
+                or token.lower_ in self.lexicons.generic_words
+            ):
                 start += 1
             else:
                 break
@@ -143,6 +175,11 @@ class ConceptRecognizer:
         for ent in doc.ents if self.use_ner else ():
             if ent.label_ not in NER_TYPES:
                 continue
+            if self.ner_kind == "model":
+                # Trained on kg's own guideline: its spans are taken as they are (trimming
+                # them and dropping "generic" ones cost 1 point of F1 on the arXiv dev split).
+                candidates.append(_Candidate(ent.start, ent.end, NER_TYPES[ent.label_], "model", f"model:{ent.label_}"))
+                continue
             start = self._trim(doc, ent.start, ent.end)
             tokens = doc[start : ent.end]
             names = any(is_name_like(t) or t.pos_ == "PROPN" for t in tokens)
@@ -173,7 +210,11 @@ class ConceptRecognizer:
             hyphen = token.text == "-" and not token.whitespace_ and i >= 1 and not doc[i - 1].whitespace_
             # A base-form "verb" inside a noun stack is a mis-tagged noun ("multi-view pose estimation").
             stacked_verb = token.tag_ in {"VB", "VBP"} and i >= 1 and doc[i - 1].pos_ in {"NOUN", "ADJ", "PROPN"}
-            modifier = token.pos_ in {"NOUN", "PROPN", "ADJ", "NUM", "X"} or (token.tag_ in {"VBN", "VBG"} and token.dep_ == "amod") or stacked_verb
+            modifier = (
+                token.pos_ in {"NOUN", "PROPN", "ADJ", "NUM", "X"}
+                or (token.tag_ in {"VBN", "VBG"} and token.dep_ == "amod")
+                or stacked_verb
+            )
             if not (hyphen or joined or modifier):
                 break
             i -= 1
@@ -185,7 +226,9 @@ class ConceptRecognizer:
             kind = self.lexicons.heads.get(token.lemma_.lower()) or self.lexicons.heads.get(token.lower_)
             following = token.doc[token.i + 1] if token.i + 1 < token.sent.end else None
             # "OOD generalization capabilities" is about OOD generalization; "detection models" are models.
-            followed_by_noun = following is not None and following.pos_ in {"NOUN", "PROPN"} and following.lemma_.lower() not in self.lexicons.aspect_words
+            followed_by_noun = (
+                following is not None and following.pos_ in {"NOUN", "PROPN"} and following.lemma_.lower() not in self.lexicons.aspect_words
+            )
             if not kind or token.pos_ not in {"NOUN", "PROPN", "VERB"} or followed_by_noun:
                 continue
             start = self._trim(doc, self._phrase_start(token), token.i + 1)
@@ -213,7 +256,9 @@ class ConceptRecognizer:
             overlapping = [a for a in accepted if a.overlaps(candidate)]
             if not overlapping:
                 accepted.append(candidate)
-            elif candidate.kind != "ner" and all(candidate.contains(a) and a.type == candidate.type and a.kind != "coined" for a in overlapping):
+            elif candidate.kind != "ner" and all(
+                candidate.contains(a) and a.type == candidate.type and a.kind not in {"coined", "model"} for a in overlapping
+            ):
                 if len(overlapping) == 1 and overlapping[0].label and self._only_names_it(doc, candidate, overlapping[0]):
                     candidate.label = overlapping[0].label  # "Waymo Open" + "dataset" keeps the known name
                 accepted = [a for a in accepted if a not in overlapping] + [candidate]
@@ -244,9 +289,19 @@ class ConceptRecognizer:
             if long_c is None and short_c is not None:
                 # The long form restates a name ("HYPO (HYPerspherical OOD generalization)"): one mention of it.
                 chosen = [c for c in chosen if not (long.start <= c.start and c.end <= long.end)]
-                chosen.append(_Candidate(long.start, long.end, short_c.type, "coined" if short_c.kind == "coined" else "lexicon", "acronym:long-form", short_c.label))
+                chosen.append(
+                    _Candidate(
+                        long.start,
+                        long.end,
+                        short_c.type,
+                        "coined" if short_c.kind == "coined" else "lexicon",
+                        "acronym:long-form",
+                        short_c.label,
+                    )
+                )
             trusted_short = short_c is not None and (short_c.kind in {"lexicon", "coined"} or long_c is None)
             source = short_c if trusted_short else long_c
+            assert source is not None  # one of the two was found (checked above)
             if long_c is not None and long_c.start > long.start and source is long_c:
                 # "Vision LLMs (VLLMs)": the concept is the whole long form, not its "LLMs"
                 chosen = [c for c in chosen if c is long_c or not (long.start <= c.start and c.end <= long.end)]
@@ -304,7 +359,13 @@ class ConceptRecognizer:
 
     def __call__(self, doc: Doc) -> Doc:
         acronyms = [Acronym(*a) for a in doc._.kg_acronyms or []]
-        candidates = self._from_rules(doc) + self._from_ner(doc) + self._from_heads(doc) + self._coined(doc)
+        # Only the sources this mode keeps are computed (the head rules cost a pass over the parse).
+        rules = (
+            (self._from_rules(doc) if self.kinds else [])
+            + (self._from_heads(doc) if "head" in self.kinds else [])
+            + (self._coined(doc) if "coined" in self.kinds else [])
+        )
+        candidates = [c for c in rules if c.kind in self.kinds] + self._from_ner(doc)
         expansions = self._expansions(doc, acronyms)  # once per doc, not once per label
         chosen = self._link_acronyms(doc, self._resolve(doc, candidates), acronyms, expansions)
         self._coordinate_datasets(doc, chosen)
@@ -312,12 +373,15 @@ class ConceptRecognizer:
         for c in chosen:
             span = doc[c.start : c.end]
             label = c.label or self._label(span, expansions)
-            confidence = _CONFIDENCE["acronym" if c.rule.startswith("acronym") else c.kind]
+            if c.kind == "model":
+                confidence = self.ner_confidence.get(c.type, _CONFIDENCE["ner"])
+            else:
+                confidence = _CONFIDENCE["acronym" if c.rule.startswith("acronym") else c.kind]
             concepts.append(ConceptSpan(span.start_char, span.end_char, c.type, label, confidence, f"{COMPONENT}#{c.rule}"))
         doc._.kg_concepts = concepts
         return doc
 
 
-@Language.factory("kg_concepts", default_config={"use_ner": True})
-def make_concept_recognizer(nlp: Language, name: str, use_ner: bool) -> ConceptRecognizer:
-    return ConceptRecognizer(load_lexicons(), use_ner=use_ner)
+@Language.factory("kg_concepts", default_config={"mode": "rules", "confidence": {}})
+def make_concept_recognizer(nlp: Language, name: str, mode: str, confidence: dict[str, float]) -> ConceptRecognizer:
+    return ConceptRecognizer(load_lexicons(), mode=mode, confidence=confidence)

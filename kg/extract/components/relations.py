@@ -30,7 +30,20 @@ from kg.extract.spans import ConceptSpan, RelationSpan
 __all__ = ["RelationFinder"]
 
 COMPONENT = "kg_relations"
-SELF_REFERENCES = {"method", "approach", "model", "framework", "system", "pipeline", "algorithm", "technique", "architecture", "solution", "paradigm", "tool"}
+SELF_REFERENCES = {
+    "method",
+    "approach",
+    "model",
+    "framework",
+    "system",
+    "pipeline",
+    "algorithm",
+    "technique",
+    "architecture",
+    "solution",
+    "paradigm",
+    "tool",
+}
 
 
 class RelationFinder:
@@ -71,7 +84,14 @@ class RelationFinder:
             if not subjects and len(methods) == 1:
                 subjects = methods
             relations += self._evaluated_on(sentence, lemmas, subjects, datasets)
-            relations += self._used_for(spans, methods + ([own] if own is not None and reference is not None and own not in methods else []), tasks, sentence, reference, own)
+            relations += self._used_for(
+                spans,
+                methods + ([own] if own is not None and reference is not None and own not in methods else []),
+                tasks,
+                sentence,
+                reference,
+                own,
+            )
             relations += self._verb_relations(spans, concepts, subjects, methods, sentence, reference, own)
         doc._.kg_relations = sorted(set(relations))
         return doc
@@ -97,7 +117,11 @@ class RelationFinder:
                     verb_args = {c for c in anchor.children if c.dep_ in {"nsubj", "dobj", "nsubjpass"}}
                     if anchor.dep_ == "appos":  # "MetaOOD, a framework for OOD detection"
                         verb_args.add(anchor.head)
-                    if anchor in anchor_tokens or any(a in anchor_tokens for a in verb_args) or (m == own and reference is not None and (anchor == reference or reference in verb_args)):
+                    if (
+                        anchor in anchor_tokens
+                        or any(a in anchor_tokens for a in verb_args)
+                        or (m == own and reference is not None and (anchor == reference or reference in verb_args))
+                    ):
                         found.append(self._relation("usedFor", m, t, sentence))
             elif task.root.dep_ == "dobj" and task.root.head.lemma_.lower() in cue["verbs"]:
                 verb = task.root.head
@@ -118,7 +142,12 @@ class RelationFinder:
                 subject_tokens = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}]
                 objects = {t for c in verb.children if c.dep_ in {"dobj", "prep", "pobj", "xcomp"} for t in c.subtree}
                 heads = [m for m in methods if spans.get(m) is not None and any(s in set(spans[m]) for s in subject_tokens)]
-                if not heads and own is not None and subject_tokens and subject_tokens[0] in {reference} | ({reference.head} if reference is not None else set()):
+                if (
+                    not heads
+                    and own is not None
+                    and subject_tokens
+                    and subject_tokens[0] in {reference} | ({reference.head} if reference is not None else set())
+                ):
                     heads = [own]
                 if not heads and kind == "uses" and own is not None and any(s.lower_ == "we" for s in subject_tokens):
                     heads = [own]

@@ -1,0 +1,347 @@
+"""Training kg's default concept recogniser, reproducibly, from ``../shared``.
+
+    # the shipped weights (kg/extract/weights/concepts):
+    python -m kg.training.recogniser --work /tmp/kg-concepts --copies 2 --without scier --max-steps 5000 --output kg/extract/weights/concepts
+    python -m kg.training.recogniser --work /tmp/kg-concepts --scier-only  # the architecture's SciER benchmark run
+
+Steps (each keeps its output in ``--work``; a step whose output is there is
+not run again, so an interrupted run resumes):
+
+1. **Vectors**: floret (``mode="floret"``, CBOW, 128 wide, 50,000 hash rows,
+   character 4- and 5-grams, 5 epochs) learned from the titles and abstracts
+   of ``corpora/arxiv-cs-2025``, without the held-out test set's abstracts,
+   then ``spacy init vectors --mode floret``. A name never seen still gets a
+   vector from its pieces.
+2. **Data** as DocBins tokenised by the pinned English pipeline:
+   kg's own annotation (``annotations/arxiv-cs-2025``: train, ``--copies``
+   copies; dev is the dev set), SciER train as prose (:func:`detokenised`;
+   ``--without scier`` leaves it out, as the shipped run does), and SciREX's
+   training split of abstracts (Material is Dataset). SciER has no
+   Metric type, so metric names in it (``data/metric_names.txt``) are
+   *missing* (no loss) instead of "not a concept". ``--scier-only``: SciER
+   train and dev as written (space-tokenised), for the benchmark figure.
+3. **Training** with ``configs/concepts.cfg`` (seeded), keeping the
+   checkpoint best on dev; its ``ner`` and the vectors are the weights.
+
+The experiments behind these choices are in ``docs/experiments/concepts.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from kg.training.arxiv import corpus_path, draw, read_corpus
+from kg.training.benchmarks import DEFAULT_ROOT, benchmark_rows
+
+__all__ = ["ANNOTATIONS", "CONFIG", "LABELS", "make_vectors", "make_data", "train", "main"]
+
+HERE = Path(__file__).resolve().parent
+CONFIG = HERE / "configs" / "concepts.cfg"
+ANNOTATIONS = HERE.parents[1] / "annotations" / "arxiv-cs-2025"
+METRIC_NAMES = HERE / "data" / "metric_names.txt"
+LABELS = ("Method", "Dataset", "Task", "Metric")
+#: The architecture's benchmark figures (README, "Quality, measured").
+SCIER_RESULTS = HERE.parents[1] / "benchmarks" / "results" / "scier_recogniser.json"
+GOLD_COPIES = 3
+SCIREX_TYPES = {"Method": "Method", "Task": "Task", "Metric": "Metric", "Material": "Dataset"}
+
+
+def _scirex_split(doc_id: str) -> str:
+    """The hash split SciREX's README proposes (no official dev/test here)."""
+    import hashlib
+
+    bucket = int(hashlib.sha1(doc_id.encode("utf-8")).hexdigest(), 16) % 10
+    return "dev" if bucket == 0 else "test" if bucket == 1 else "train"
+
+
+def make_vectors(work: Path, shared: Path) -> Path:
+    """Floret vectors from the arXiv abstracts (never the test set's): a spaCy pipeline folder."""
+    out = work / "vectors"
+    if (out / "vocab").exists():
+        return out
+    import floret
+    import spacy
+
+    test = set(draw(corpus_path(shared))[0])
+    text = work / "arxiv.txt"
+    tokenizer = spacy.blank("en")
+    with text.open("w", encoding="utf-8") as lines:
+        records = (f"{r['title']} {r['abstract']}" for r in read_corpus(corpus_path(shared)) if r["id"] not in test)
+        for doc in tokenizer.pipe(records, batch_size=1000):
+            lines.write(" ".join(t.text for t in doc if not t.is_space) + "\n")
+    model = floret.train_unsupervised(
+        str(text), model="cbow", mode="floret", hashCount=2, bucket=50000, minn=4, maxn=5, dim=128, epoch=5, minCount=5, thread=2
+    )
+    model.save_floret_vectors(str(work / "arxiv.floret"))
+    subprocess.run(
+        [sys.executable, "-m", "spacy", "init", "vectors", "en", str(work / "arxiv.floret"), str(out), "--mode", "floret"], check=True
+    )
+    return out
+
+
+def _metric_spans(nlp, doc) -> list:
+    matcher = getattr(nlp, "_kg_metric_matcher", None)
+    if matcher is None:
+        from spacy.matcher import PhraseMatcher
+
+        matcher = PhraseMatcher(nlp.vocab, attr="LOWER")
+        names = [n.strip() for n in METRIC_NAMES.read_text(encoding="utf-8").splitlines() if n.strip() and not n.startswith("#")]
+        matcher.add("Metric", [nlp.make_doc(n) for n in names])
+        nlp._kg_metric_matcher = matcher
+    return [doc[s:e] for _, s, e in matcher(doc)]
+
+
+def to_doc(nlp, text: str, entities: Iterable[tuple[int, int, str]], missing_metrics: bool = False):
+    """A training Doc: the entities on spaCy tokens (widened to whole tokens,
+    whitespace trimmed; of overlapping ones the longest is kept), optionally
+    metric names missing. Mentions that cross a sentence boundary of the
+    English parser are dropped: the ``ner`` runs after it and cannot tag them."""
+    from spacy.util import filter_spans
+
+    doc = nlp.make_doc(text)
+    spans = []
+    for s, e, t in entities:
+        span = doc.char_span(s, e, label=t, alignment_mode="expand")
+        while span is not None and len(span) and (span[0].is_space or span[-1].is_space):
+            span = doc[span.start + span[0].is_space : span.end - span[-1].is_space]
+            span = doc.char_span(span.start_char, span.end_char, label=t) if len(span) else None
+        if span is not None and len(span):
+            spans.append(span)
+    spans = filter_spans(spans)
+    taken = {i for s in spans for i in range(s.start, s.end)}
+    missing = [m for m in _metric_spans(nlp, doc) if not taken & set(range(m.start, m.end))] if missing_metrics else []
+    doc.set_ents(spans, missing=filter_spans(missing))
+    return doc
+
+
+def drop_sentence_crossing(nlp, docs: list) -> int:
+    """Unset gold mentions that cross a sentence boundary the English parser
+    predicts (left missing: no loss); how many."""
+    dropped = 0
+    for doc, parsed in zip(docs, nlp.pipe((d.text for d in docs), batch_size=64)):
+        crossing = [e for e in doc.ents if any(parsed[i].is_sent_start for i in range(e.start + 1, e.end))]
+        if crossing:
+            kept = [e for e in doc.ents if e not in crossing]
+            missing = [doc[t.i : t.i + 1] for t in doc if t.ent_iob == 0]
+            doc.set_ents(kept, missing=crossing + missing)
+            dropped += len(crossing)
+    return dropped
+
+
+def arxiv_docs(nlp, split: str, shared: Path) -> list:
+    """kg's annotated abstracts of one split (train, dev; test only for evaluation)."""
+    from kg.training.annotation import read_records
+    from kg.training.arxiv import abstracts
+
+    records = read_records(ANNOTATIONS / f"{split}.jsonl")
+    texts = abstracts([r["id"] for r in records], corpus_path(shared))
+    return [to_doc(nlp, texts[r["id"]], [(c["start"], c["end"], c["type"]) for c in r["concepts"]]) for r in records]
+
+
+def scier_docs(nlp, split: str, root: Path, prose: bool) -> list:
+    from kg.training.benchmarks.scier import detokenised, load_scier
+
+    sentences = [detokenised(s) if prose else s for s in load_scier(split, root)]
+    return [to_doc(nlp, s.text, s.entities, missing_metrics=True) for s in sentences]
+
+
+def scirex_docs(nlp, root: Path, split: str = "train") -> list:
+    docs = []
+    for _, _, row in benchmark_rows(root, "scirex", "abstracts"):
+        if _scirex_split(row["doc_id"]) != split:
+            continue
+        for section in row["sections"]:
+            ents = [(e["start"], e["end"], SCIREX_TYPES[e["type"]]) for e in section["entities"]]
+            docs.append(to_doc(nlp, section["text"], ents))
+    return docs
+
+
+def _write(docs: list, path: Path) -> int:
+    from spacy.tokens import DocBin
+
+    DocBin(docs=docs, store_user_data=False).to_disk(path)
+    return len(docs)
+
+
+def make_data(
+    work: Path, shared: Path, scier_only: bool, copies: int = GOLD_COPIES, without: tuple[str, ...] = ()
+) -> tuple[Path, Path, dict]:
+    """(train DocBin, dev DocBin, counts)."""
+    train, dev, counts_file = work / "train.spacy", work / "dev.spacy", work / "data.json"
+    if train.exists() and dev.exists() and counts_file.exists():
+        return train, dev, json.loads(counts_file.read_text())
+    from kg.extract.model import load_english
+
+    nlp = load_english()
+    root = shared / "benchmarks"
+    if scier_only:
+        gold, dev_docs = scier_docs(nlp, "train", root, prose=False), scier_docs(nlp, "dev", root, prose=False)
+        counts = {"crossing a sentence": drop_sentence_crossing(nlp, gold + dev_docs)}
+        counts["scier/train"] = _write(gold, train)
+        counts["scier/dev"] = _write(dev_docs, dev)
+    else:
+        gold = arxiv_docs(nlp, "train", shared)
+        scier = scier_docs(nlp, "train", root, prose=True) if "scier" not in without else []
+        scirex = scirex_docs(nlp, root) if "scirex" not in without else []
+        dev_docs = arxiv_docs(nlp, "dev", shared)
+        dropped = drop_sentence_crossing(nlp, gold + scier + scirex + dev_docs)
+        counts = {
+            f"arxiv/train x{copies}": len(gold),
+            "scier/train": len(scier),
+            "scirex/train": len(scirex),
+            "crossing a sentence": dropped,
+        }
+        _write(gold * copies + scier + scirex, train)
+        counts["arxiv/dev"] = _write(dev_docs, dev)
+    counts_file.write_text(json.dumps(counts, indent=1))
+    return train, dev, counts
+
+
+def train(work: Path, train_path: Path, dev_path: Path, vectors: Path, seed: int = 0, overrides: dict | None = None) -> Path:
+    """Train with :data:`CONFIG`; the best checkpoint's folder."""
+    from spacy.cli.train import train as spacy_train
+
+    out = work / f"model-seed{seed}"
+    if not (out / "model-last" / "meta.json").exists():  # written when a run ends; model-best is written during it
+        settings = {
+            "paths.train": str(train_path),
+            "paths.dev": str(dev_path),
+            "paths.vectors": str(vectors),
+            "system.seed": seed,
+            **(overrides or {}),
+        }
+        spacy_train(CONFIG, out, overrides=settings)
+    return out / "model-best"
+
+
+def package(best: Path, output: Path, counts: dict, scores: dict) -> None:
+    """The shipped weights: the ner and the vectors, with what they learned from."""
+    import spacy
+
+    trained = spacy.load(best)
+    keep = spacy.blank("en", vocab=trained.vocab)
+    keep.add_pipe("ner", source=trained)
+    tmp = output.with_name(output.name + ".new")
+    shutil.rmtree(tmp, ignore_errors=True)
+    keep.to_disk(tmp)
+    meta = json.loads((tmp / "meta.json").read_text())
+    # A span's confidence is its type's precision on the dev split.
+    confidence = {kind: round(v["p"], 3) for kind, v in (scores.get("ents_per_type") or {}).items()}
+    licenses = {k: v for k, v in LICENSES.items() if k != "SciER" or counts.get("scier/train", 0)}
+    meta.update({"name": "kg_concepts", "trained_on": counts, "dev_scores": scores, "confidence": confidence, "licenses": licenses})
+    (tmp / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    (tmp / "LICENSE").write_text(weights_notice(counts), encoding="utf-8")
+    if counts.get("scier/train", 0):
+        shutil.copyfile(HERE / "data" / "GPL-3.0.txt", tmp / "COPYING")
+    if output.exists():
+        shutil.rmtree(output)
+    tmp.rename(output)
+
+
+LICENSES = {
+    "annotations/arxiv-cs-2025": "kg's own annotation (MIT, with kg); abstracts from arXiv metadata, not shipped",
+    "SciER": "GPL-3.0 (github.com/edzq/SciER)",
+    "SciREX": "Apache-2.0 (github.com/allenai/SciREX)",
+    "floret vectors": "learned from arXiv cs.AI/CL/IR abstracts 2024-12..2026-08 (arXiv metadata)",
+}
+
+
+def weights_notice(counts: dict) -> str:
+    """The weights folder's LICENSE: what they learned from, and the licence that follows."""
+    scier = counts.get("scier/train", 0) > 0
+    lines = [
+        "These weights (kg's concept recogniser) were trained on:",
+        "",
+        "* kg's own annotation of arXiv abstracts (annotations/arxiv-cs-2025/train.jsonl; MIT, with kg);",
+        "* SciREX's training documents (Jain et al. 2020, https://github.com/allenai/SciREX), Apache-2.0;",
+        "* floret vectors learned from arXiv cs.AI / cs.CL / cs.IR abstracts (arXiv metadata).",
+    ]
+    if scier:
+        lines += [
+            "* SciER train (Zhang et al. 2024, https://github.com/edzq/SciER), which its",
+            "  repository distributes under the GNU General Public License, version 3.",
+            "",
+            "Because they learn from SciER, treat these weights as a work derived from",
+            "GPL-3.0 material: they are distributed under the GNU General Public License,",
+            "version 3 (the text is in COPYING). The rest of kg is MIT.",
+        ]
+    else:
+        lines += ["", "They did not learn from SciER (GPL-3.0): like the rest of kg, they are MIT."]
+    return "\n".join(lines) + "\n"
+
+
+def _dev_f1(best: Path) -> float:
+    return round(100 * json.loads((best / "meta.json").read_text())["performance"]["ents_f"], 1)
+
+
+def score_on_scier(best: Path, root: Path, splits: tuple[str, ...] = ("test", "test_ood")) -> dict:
+    """Strict entity F1 (per type, micro) of the recogniser alone on SciER's
+    held-out splits, on the sentence text as given: the architecture's benchmark."""
+    import spacy
+
+    from kg.extract.model import load_english
+    from kg.training.benchmarks.scier import load_scier
+    from kg.training.evaluation import score_scier
+
+    trained = spacy.load(best)
+    nlp = load_english()
+    nlp.vocab.vectors = trained.vocab.vectors
+    nlp.add_pipe("ner", source=trained)
+    results = {}
+    for split in splits:
+        sentences = list(load_scier(split, root))
+        predictions: Iterable[tuple[list, list]] = (
+            ([(e.start_char, e.end_char, e.label_, e.text, 1.0, "ner") for e in doc.ents], [])
+            for doc in nlp.pipe((s.text for s in sentences), batch_size=64)
+        )
+        rows = score_scier(f"SciER {split}", "recogniser alone", sentences, predictions)
+        results[split] = {r.label: round(100 * r.score.f1, 1) for r in rows if r.measure.startswith("concept")}
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m kg.training.recogniser", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--work", type=Path, required=True, help="folder for every step's output (resumable)")
+    parser.add_argument("--shared", type=Path, default=DEFAULT_ROOT.parent, help="the folder holding benchmarks/ and corpora/")
+    parser.add_argument("--scier-only", action="store_true", help="train on SciER train alone (the benchmark run)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--copies", type=int, default=GOLD_COPIES, help=f"copies of kg's annotated abstracts in the training data (default {GOLD_COPIES})"
+    )
+    parser.add_argument(
+        "--without", action="append", choices=("scier", "scirex"), default=[], help="leave a benchmark out (the ablation runs)"
+    )
+    parser.add_argument("--max-steps", type=int, help="override [training] max_steps")
+    parser.add_argument("--output", type=Path, help="write the weights here (default: kg/extract/weights/concepts)")
+    args = parser.parse_args(argv)
+    args.work.mkdir(parents=True, exist_ok=True)
+    vectors = make_vectors(args.work, args.shared)
+    variant = "scier" if args.scier_only else "-".join(["mix", f"x{args.copies}", *(f"no-{w}" for w in sorted(args.without))])
+    data_dir = args.work / variant
+    data_dir.mkdir(exist_ok=True)
+    train_path, dev_path, counts = make_data(data_dir, args.shared, args.scier_only, args.copies, tuple(args.without))
+    overrides = {"training.max_steps": args.max_steps} if args.max_steps else {}
+    best = train(data_dir, train_path, dev_path, vectors, seed=args.seed, overrides=overrides)
+    if args.scier_only:
+        scores = score_on_scier(best, args.shared / "benchmarks")
+        SCIER_RESULTS.write_text(json.dumps({"checkpoint": best.name, "dev_f1": _dev_f1(best), **scores}, indent=1) + "\n")
+        print(json.dumps(scores))
+    else:
+        from kg.extract.pipeline import CONCEPT_WEIGHTS
+
+        scores = json.loads((best / "meta.json").read_text()).get("performance", {})
+        # An ablation run's weights stay in its work folder unless --output says otherwise.
+        default = data_dir / "weights" if args.without else CONCEPT_WEIGHTS
+        package(best, args.output or default, counts, scores)
+    print(best)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
