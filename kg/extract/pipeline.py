@@ -5,9 +5,10 @@ en_core_web_sm 3.8.0 gives tokens, sentences, tags, dependencies and lemmas
 of methods or datasets). The project's components follow::
 
     kg_ner            the trained concept recogniser (weights/concepts: kg's arXiv
-                      annotation, SciER, SciREX; floret vectors from 112k abstracts)
+                      annotation and SciREX; floret vectors from 112k abstracts)
     kg_acronyms       short forms -> long forms
-    kg_concept_rules  spaCy SpanRuler: lexicon names, "<Name> dataset", name shapes
+    kg_concept_rules  (modes other than "model") spaCy SpanRuler: lexicon names,
+                      "<Name> dataset", name shapes
     kg_concept_rules_any_case  lexicon terms in any case (a second SpanRuler)
     kg_concepts       typed concept mentions with labels
     kg_proposed       which concepts the paper introduces
@@ -108,9 +109,8 @@ def build_nlp(concepts: str = DEFAULT_CONCEPTS, use_claims: bool = True) -> Lang
     # The trained relations replace the cue rules, which stay the recogniser-free pipeline's:
     # beside the model they added nothing on the arXiv dev split and cost 0.8 ms an abstract.
     nlp.add_pipe("kg_relations" if concepts == "rules" else "kg_relation_model")
-    nlp.add_pipe(
-        "kg_paper_relations"
-    )  # after the sentence-level relations: it skips what they found  # after every sentence-level relation component: it skips what they found
+    # After the sentence-level relations: it skips what they found.
+    nlp.add_pipe("kg_paper_relations")
     if use_claims:
         nlp.add_pipe("kg_claims", config={"weights": str(CLAIMS_WEIGHTS)})
     return nlp
