@@ -15,30 +15,16 @@ import argparse
 import json
 import os
 import platform
-import time
 from pathlib import Path
 
 from kg.corpus import read_paths
 from kg.extract.model import DEFAULT_CONCEPTS, load_english
 from kg.extract.pipeline import build_nlp
+from kg.training.speed import measure_speed
 
 RESULTS = Path(__file__).resolve().parent / "results" / "extraction_speed.json"
 BARE = "en_core_web_sm (tagger, parser, lemmatizer)"
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
-
-
-def measure_speed(nlp, texts: list[str], batch_size: int = 64, repeats: int = 3) -> float:
-    """Words per second of ``nlp.pipe`` over ``texts`` in this process: the
-    best of ``repeats`` runs, words counted as whitespace-separated tokens."""
-    words = sum(len(text.split()) for text in texts)
-    list(nlp.pipe(texts[:batch_size], batch_size=batch_size))  # warm up
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _doc in nlp.pipe(texts, batch_size=batch_size):
-            pass
-        best = min(best, time.perf_counter() - start)
-    return words / best
 
 
 def main() -> None:

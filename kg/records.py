@@ -22,6 +22,7 @@ __all__ = [
     "Claim",
     "Relation",
     "RELATION_TYPES",
+    "RELATION_SIGNATURES",
     "AcronymDefinition",
     "Extraction",
     "CONCEPT_TYPES",
@@ -32,8 +33,18 @@ __all__ = [
 
 #: Concept types an extractor may report; each is a subclass of kg:Concept.
 CONCEPT_TYPES = ("Method", "Dataset", "Task", "Metric")
-#: Relations between concepts an extractor may report; each is a kg: property.
-RELATION_TYPES = ("evaluatedOn", "usedFor", "uses", "outperforms", "comparedWith", "trainedOn", "benchmarkFor")
+#: Relations between concepts an extractor may report, each a kg: property, with
+#: its (head type, tail type): the rdfs:domain and rdfs:range of ontology/kg.ttl.
+RELATION_SIGNATURES = {
+    "evaluatedOn": ("Method", "Dataset"),
+    "usedFor": ("Method", "Task"),
+    "uses": ("Method", "Method"),
+    "outperforms": ("Method", "Method"),
+    "comparedWith": ("Method", "Method"),
+    "trainedOn": ("Method", "Dataset"),
+    "benchmarkFor": ("Dataset", "Task"),
+}
+RELATION_TYPES = tuple(RELATION_SIGNATURES)
 
 
 @dataclass(frozen=True)

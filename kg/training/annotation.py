@@ -28,21 +28,12 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from kg.records import CONCEPT_TYPES, RELATION_SIGNATURES
 from kg.training.arxiv import text_digest
 
-__all__ = ["TYPES", "RELATION_TYPES", "sentences", "convert", "agreement", "read_records"]
+__all__ = ["TYPES", "sentences", "convert", "agreement", "read_records"]
 
-TYPES = ("Method", "Dataset", "Task", "Metric")
-#: Relation -> (head type, tail type), the ontology's domain and range.
-RELATION_TYPES = {
-    "evaluatedOn": ("Method", "Dataset"),
-    "usedFor": ("Method", "Task"),
-    "uses": ("Method", "Method"),
-    "outperforms": ("Method", "Method"),
-    "comparedWith": ("Method", "Method"),
-    "trainedOn": ("Method", "Dataset"),
-    "benchmarkFor": ("Dataset", "Task"),
-}
+TYPES = CONCEPT_TYPES
 PAPER_KEYS = {"tasks": "Task", "datasets": "Dataset", "methods": "Method"}
 
 
@@ -107,11 +98,13 @@ def convert(raw: dict, text: str, bounds: list[tuple[int, int]]) -> tuple[dict, 
     for rel in raw.get("relations", []):
         kind, head, tail = rel.get("type"), rel.get("head"), rel.get("tail")
         what = f"relation {head!r} {kind} {tail!r}"
-        if kind not in RELATION_TYPES:
+        if kind not in RELATION_SIGNATURES:
             problems.append(f"{what}: unknown type")
             continue
-        if present.get(head) != RELATION_TYPES[kind][0] or present.get(tail) != RELATION_TYPES[kind][1]:
-            problems.append(f"{what}: needs a {RELATION_TYPES[kind][0]} label as head and a {RELATION_TYPES[kind][1]} label as tail")
+        if present.get(head) != RELATION_SIGNATURES[kind][0] or present.get(tail) != RELATION_SIGNATURES[kind][1]:
+            problems.append(
+                f"{what}: needs a {RELATION_SIGNATURES[kind][0]} label as head and a {RELATION_SIGNATURES[kind][1]} label as tail"
+            )
             continue
         if (b := sentence(rel.get("sentence"), what)) is not None:
             relations.append({"head": head, "type": kind, "tail": tail, "start": b[0], "end": b[1]})

@@ -562,17 +562,7 @@ def speed_command(args: argparse.Namespace) -> int:
     from kg.corpus import read_paths
     from kg.extract.model import load_english
     from kg.extract.pipeline import build_nlp
-
-    def measure_speed(nlp, texts: list[str], batch_size: int, repeats: int) -> float:
-        words = sum(len(text.split()) for text in texts)
-        list(nlp.pipe(texts[:batch_size], batch_size=batch_size))  # warm up
-        best = float("inf")
-        for _ in range(repeats):
-            started = time.perf_counter()
-            for _doc in nlp.pipe(texts, batch_size=batch_size):
-                pass
-            best = min(best, time.perf_counter() - started)
-        return words / best
+    from kg.training.speed import measure_speed
 
     texts = [paper.abstract for paper in read_paths([REPO / "corpus"])][: args.abstracts]
 

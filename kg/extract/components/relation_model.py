@@ -43,6 +43,7 @@ from spacy.tokens import Doc, Span
 
 from kg.errors import ModelError
 from kg.extract.spans import ConceptSpan, RelationSpan
+from kg.records import RELATION_SIGNATURES
 
 if TYPE_CHECKING:
     import numpy as np
@@ -67,17 +68,6 @@ MODEL_FILE = "model.bin"
 #: Bumped whenever :func:`pair_features` changes: weights record the version they were trained with.
 FEATURE_VERSION = 1
 
-#: Relation -> (head type, tail type): the ontology's rdfs:domain and rdfs:range
-#: (the same table as ``kg.training.annotation.RELATION_TYPES``; runtime code does not import training code).
-RELATION_SIGNATURES = {
-    "evaluatedOn": ("Method", "Dataset"),
-    "usedFor": ("Method", "Task"),
-    "uses": ("Method", "Method"),
-    "outperforms": ("Method", "Method"),
-    "comparedWith": ("Method", "Method"),
-    "trainedOn": ("Method", "Dataset"),
-    "benchmarkFor": ("Dataset", "Task"),
-}
 SYMMETRIC = frozenset({"comparedWith"})
 #: The model's outputs: "none" first, then every relation.
 LABELS = ("none", *RELATION_SIGNATURES)
