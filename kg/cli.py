@@ -614,6 +614,88 @@ def similar(paper: str, limit: int, shared: int, fmt: str, store: Path | None) -
 
 
 @cli.command()
+@click.argument("concepts", nargs=-1, metavar="[CONCEPT]...")
+@click.option(
+    "--period",
+    type=click.Choice(["auto", "year", "quarter", "month"]),
+    default="auto",
+    show_default=True,
+    help="Count papers per year, quarter or month (auto: by month up to 24 months of dates, by quarter up to 6 years, else by year).",
+)
+@click.option(
+    "--min-papers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Rank only concepts in this many dated papers or more (default: 5, or one in a thousand dated papers when that is more).",
+)
+@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, help="Rising and falling concepts listed (0: all).")
+@click.option(
+    "--chart",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Where the chart page goes (default: exports/kg-trends.html).",
+)
+@click.option("--no-chart", is_flag=True, help="Print the figures only.")
+@_TABLE_FORMAT_OPTION
+@_STORE_OPTION
+def trends(
+    concepts: tuple[str, ...],
+    period: str,
+    min_papers: int | None,
+    limit: int,
+    chart: Path | None,
+    no_chart: bool,
+    fmt: str,
+    store: Path | None,
+) -> None:
+    """Concepts over time, from the papers' dates (JSONL `year` or `date`, a conference's year).
+
+    With CONCEPTs (any of their names): papers mentioning each, per period.
+    Without: the fastest-rising and -falling concepts, by growth of their
+    share of each period's papers (only concepts in --min-papers dated papers
+    rank). Writes a chart page (SVG, offline) too.
+    """
+    from kg.analysis import resolve
+    from kg.analysis.trends import trends as find_trends
+    from kg.errors import KgError
+    from kg.views.chart import DEFAULT_CHART, trend_page
+    from kg.views.page import write_page
+
+    graph = _graph(store)
+    found = find_trends(graph, period, min_papers)
+    if not found.periods:
+        raise KgError("no paper in the graph has a date: give `year` or `date` in the input (JSON Lines), or a conference year")
+    if concepts:
+        chosen = []
+        for name in concepts:
+            iri = resolve(graph, name, {"Method", "Dataset", "Task", "Metric"})
+            trend = found.get(iri)
+            if trend is None:
+                raise KgError(f"{graph.nodes[iri]['label']!r} is in no dated paper")
+            chosen.append(trend)
+        header = [found.period, "papers", *(c.label for c in chosen)]
+        rows = [[p, n, *(c.counts[i] for c in chosen)] for i, (p, n) in enumerate(zip(found.periods, found.papers, strict=True))]
+        panels = [("Papers mentioning each", chosen)]
+        title = "kg trends: " + ", ".join(c.label for c in chosen)
+    else:
+        rising, falling = found.ranked(limit), found.ranked(limit, falling=True)
+        header = ["direction", "rank", "concept", "type", "papers", "growth", f"per {found.period}", "iri"]
+        rows = [
+            [direction, rank, c.label, c.type, c.total, f"{c.growth:+.3f}", " ".join(map(str, c.counts)), c.iri]
+            for direction, ranked in (("rising", rising), ("falling", falling))
+            for rank, c in enumerate(ranked, start=1)
+        ]
+        panels = [("Fastest rising", rising[:7]), ("Fastest falling", falling[:7])]
+        title = f"kg trends: {found.periods[0]} to {found.periods[-1]}, by {found.period}"
+    click.echo(_tabular(header, rows, fmt), nl=False)
+    if len(found.periods) == 1:
+        click.echo(f"Every dated paper is in {found.periods[0]}: one {found.period}, so nothing rises or falls.", err=True)
+    if not no_chart:
+        page = write_page(trend_page(found, panels, title), chart or DEFAULT_CHART)
+        click.echo(f"Wrote {page} (open it in a browser).", err=True)
+
+
+@cli.command()
 @click.argument("name")
 @click.option(
     "--type", "concept_type", type=click.Choice(["Method", "Dataset", "Task", "Metric"]), default=None, help="Only concepts of this type."
@@ -695,16 +777,25 @@ def _concept_text(report, limit: int) -> str:
     type=click.IntRange(min=0),
     default=300,
     show_default=True,
-    help="Most nodes drawn; beyond it the most central are kept and the page says so (0: all).",
+    help="Most nodes drawn: the concepts in most papers (the map), the papers naming most concepts (--papers), else the most central; the page says what was left out (0: all).",
 )
 @click.option(
     "--out",
     "-o",
     type=click.Path(path_type=Path),
     default=None,
-    help="Output page (default: exports/kg.html for the whole graph, exports/kg-focus-LABEL.html, kg-path-A--B.html ... for the others).",
+    help="Output page (default: exports/kg.html for the concept map, exports/kg-papers.html, kg-graph.html, kg-focus-LABEL.html, kg-path-A--B.html ... for the others).",
 )
 @click.option("--title", default=None, help="Page title (default: says what is drawn).")
+@click.option("--papers", is_flag=True, help="A map of papers, linked by the concepts they share (as `kg similar` weighs them).")
+@click.option("--whole", is_flag=True, help="Every kind of node (papers, authors, concepts), the --limit most central.")
+@click.option(
+    "--min-papers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="The concept map: only concepts in this many papers or more.",
+)
 @_STORE_OPTION
 def viz(
     focus: str | None,
@@ -715,21 +806,33 @@ def viz(
     limit: int,
     out: Path | None,
     title: str | None,
+    papers: bool,
+    whole: bool,
+    min_papers: int,
     store: Path | None,
 ) -> None:
     """Draw the graph, or part of it, as one interactive HTML page that works offline.
 
-    With no option: the whole graph, or its --limit most central nodes when it
-    is larger (the page says so). --focus LABEL [--depth N], --path A B,
-    --community N or --query FILE.rq draw one neighbourhood, the paths between
-    two things, one topic community, or a CONSTRUCT query's triples. Nodes are
-    coloured and shaped by type and sized by centrality; hover for the
-    sentences behind a node or link, click a paper for its authors and claims.
-    An unknown name lists close matches (exit 2); exit 1 when --path finds no path.
+    With no option: a map of concepts (the --limit with most papers): sized by
+    papers, linked by co-occurrence (association strength) and by the
+    relations the text states, coloured by community, labelled where names
+    fit (zoom in for more). --papers maps papers instead; --whole draws every
+    kind of node. --focus LABEL [--depth N], --path A B, --community N or
+    --query FILE.rq draw one neighbourhood, the paths between two things, one
+    topic community, or a CONSTRUCT query's triples. Hover for the sentences
+    behind a node or link, click for details. An unknown name lists close
+    matches (exit 2); exit 1 when --path finds no path.
     """
     chosen = [
         name
-        for name, value in (("--focus", focus), ("--path", path_ends), ("--community", community), ("--query", query_file))
+        for name, value in (
+            ("--focus", focus),
+            ("--path", path_ends),
+            ("--community", community),
+            ("--query", query_file),
+            ("--papers", papers or None),
+            ("--whole", whole or None),
+        )
         if value is not None
     ]
     if len(chosen) > 1:
@@ -739,7 +842,10 @@ def viz(
     from kg.graph import open_store
     from kg.views import ViewSpec, draw
 
-    spec = ViewSpec(focus, depth or 1, (path_ends[0], path_ends[1]) if path_ends else None, community, query_file, limit, title)
+    if min_papers > 1 and chosen:
+        raise click.UsageError("--min-papers goes with the concept map (no --focus, --path, --community, --query, --papers or --whole)")
+    ends = (path_ends[0], path_ends[1]) if path_ends else None
+    spec = ViewSpec(focus, depth or 1, ends, community, query_file, limit, title, papers, whole, min_papers)
     view, page = draw(open_store(_store_path(store)), spec, out)
     click.echo(f"Wrote {page}: {len(view.nodes)} nodes, {len(view.edges)} links (open it in a browser).")
 

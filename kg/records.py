@@ -78,6 +78,7 @@ class Paper:
     authors: tuple[str, ...] = ()
     venue: str | None = None
     year: int | None = None
+    date: str | None = None  # ISO 8601 "YYYY-MM" or "YYYY-MM-DD" when the source is that precise; ``year`` agrees
     area: str | None = None
     categories: tuple[str, ...] = ()
     award: str | None = None

@@ -67,7 +67,7 @@ KG = Namespace(
 RDF = Namespace("http://www.w3.org/1999/02/22-rdf-syntax-ns#", "type Statement subject predicate object")
 RDFS = Namespace("http://www.w3.org/2000/01/rdf-schema#", "label comment subClassOf")
 OWL = Namespace("http://www.w3.org/2002/07/owl#", "Class ObjectProperty DatatypeProperty sameAs")
-XSD = Namespace("http://www.w3.org/2001/XMLSchema#", "string integer decimal double boolean gYear date")
+XSD = Namespace("http://www.w3.org/2001/XMLSchema#", "string integer decimal double boolean gYear gYearMonth date")
 DCTERMS = Namespace(
     "http://purl.org/dc/terms/",
     "title abstract creator subject identifier isPartOf issued format created license rights description publisher",

@@ -329,7 +329,8 @@ def test_hostile_titles_survive_export_query_and_views(tmp_path, monkeypatch, ru
     code, out, _ = run("query", "-f", "papers-of-author", "-p", 'author=x" } ; DROP ALL ; #')
     assert code == 0 and out.rstrip().endswith("(0 rows)")
     assert sorted_ntriples(tmp_path / ".kg" / "store") == before
-    # The overview page holds the titles as data, never as markup.
-    html = (tmp_path / "exports" / "kg.html").read_text(encoding="utf-8")
+    # A page of the graph holds the titles as data, never as markup (without extraction, the concept map is empty).
+    assert run("viz", "--whole")[0] == 0
+    html = (tmp_path / "exports" / "kg-graph.html").read_text(encoding="utf-8")
     assert "<script>alert(1)</script>" not in html and "<b>bold</b>" not in html
     assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in html

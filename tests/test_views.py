@@ -420,10 +420,13 @@ def test_select_view_dispatches(tiny, tmp_path):
 
 def test_kg_viz_writes_a_page(tiny, run, tmp_path):
     out = tmp_path / "page.html"
-    code, stdout, err = run("viz", "--store", tiny, "--out", out)
+    code, stdout, err = run("viz", "--store", tiny, "--whole", "--out", out)
     graph = load_graph(open_store(tiny))
     assert code == 0, err
     assert stdout == f"Wrote {out}: {graph.number_of_nodes()} nodes, {graph.number_of_edges()} links (open it in a browser).\n"
+    code, stdout, err = run("viz", "--store", tiny, "--out", out)  # the concept map
+    concepts = sum(1 for _, d in graph.nodes(data=True) if d["kind"] == "concept")
+    assert code == 0 and stdout.startswith(f"Wrote {out}: {concepts} nodes, "), err
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     code, stdout, _ = run("viz", "--store", tiny, "--focus", "lora", "--depth", "2", "--title", "Mine", "--out", out)
     assert code == 0 and "<title>Mine</title>" in out.read_text(encoding="utf-8")
@@ -438,6 +441,8 @@ def test_kg_viz_writes_a_page(tiny, run, tmp_path):
         (("--depth", "2"), 2, "--depth goes with --focus"),
         (("--community", "9"), 2, "there is no community 9"),
         (("--query", "missing.rq"), 2, "missing.rq: cannot read the query"),
+        (("--papers", "--whole"), 2, "--papers and --whole: choose one of them"),
+        (("--focus", "LoRA", "--min-papers", "2"), 2, "--min-papers goes with the concept map"),
     ],
 )
 def test_kg_viz_bad_input(tiny, run, tmp_path, monkeypatch, args, code, message):

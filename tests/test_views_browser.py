@@ -135,7 +135,7 @@ def test_corpus_neighbourhood_page(browser, extracted_store, run, tmp_path):
 def test_hostile_text_shows_as_text_and_runs_nothing(browser, run, tmp_path):
     store = build_tiny_store(tmp_path)
     page_file = tmp_path / "hostile.html"
-    code, _, err = run("viz", "--store", store, "--limit", "0", "--out", page_file)
+    code, _, err = run("viz", "--store", store, "--whole", "--limit", "0", "--out", page_file)
     assert code == 0, err
     graph = load_graph(open_store(store))
     evil = resolve(graph, HOSTILE_TITLE)
@@ -178,7 +178,7 @@ def test_whole_corpus_graph_page(browser, extracted_store, run, tmp_path):
     """Every node and link of the corpus graph (about 1,800 nodes: over the size where
     links lose their canvas labels) is drawn, with no error and no request."""
     page_file = tmp_path / "all.html"
-    code, _, err = run("viz", "--store", extracted_store, "--limit", "0", "--out", page_file)
+    code, _, err = run("viz", "--store", extracted_store, "--whole", "--limit", "0", "--out", page_file)
     assert code == 0, err
     graph = load_graph(open_store(extracted_store))
     opened = open_page(browser, page_file)

@@ -19,7 +19,9 @@ projections are derived from it:
 
 Node ids are IRIs. Every node has ``kind`` ("paper", "author", "concept"),
 ``type`` ("Paper", "Author", "Method", "Dataset", "Task", "Metric") and
-``label``; concepts also carry their alternative labels in ``names``.
+``label``; concepts also carry their alternative labels in ``names``, papers
+whether their label is a title (``titled``) and their ``date`` ("2025",
+"2025-08" or "2025-08-18"; None when the source gives none).
 """
 
 from __future__ import annotations
@@ -105,7 +107,9 @@ def load_graph(store: Store) -> nx.Graph:
     for row in _rows(store, "papers"):
         paper_labels[row["node"]] = row["label"]
         names = [row["label"]] + ([row["title"]] if row["title"] and row["title"] != row["label"] else [])
-        graph.add_node(row["node"], kind="paper", type="Paper", label=row["label"], names=names)
+        graph.add_node(
+            row["node"], kind="paper", type="Paper", label=row["label"], names=names, titled=bool(row["title"]), date=row["issued"]
+        )
 
     for row in _rows(store, "authorships"):
         graph.add_node(row["node"], kind="author", type="Author", label=row["name"], names=[row["name"]])

@@ -1,9 +1,11 @@
 """Reader for JSON Lines, the documented interchange format: one paper per line,
 
-    {"id"?, "title"?, "abstract", "authors"?: [..], "year"?, "venue"?,
+    {"id"?, "title"?, "abstract", "authors"?: [..], "year"?, "date"?, "venue"?,
      "categories"?: [..], "url"?, "doi"?}
 
-Only "abstract" is required. Unknown keys are ignored; blank lines are skipped.
+Only "abstract" is required. A "date" is ISO 8601, "2025-08", "2025-08-18" or
+a timestamp starting so (its time is dropped); it gives the year when "year" is
+missing and must agree with it when not. Unknown keys are ignored; blank lines are skipped.
 A "url" that starts with http:// or https:// becomes the paper's foaf:page IRI,
 so it must be a valid IRI (RFC 3987: no spaces or quotes, "%" only before two
 hex digits); a record whose url is not is a bad record, not a failed build.
@@ -16,6 +18,7 @@ never raised, so one bad line does not stop the rest of the file.
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import re
@@ -88,6 +91,30 @@ def _year(value: Any, where: str) -> int | None:
     raise _Bad("with a field of the wrong type", f"{where}: 'year' must be a four-digit year like 2025, not {shown}")
 
 
+_DATE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?:[T ].*)?")
+
+
+def _date(value: Any, year: int | None, where: str) -> tuple[int | None, str | None]:
+    """(year, ISO date or year-month) from a record's ``date`` and its ``year``."""
+    if value is None or value == "":
+        return year, None
+    match = _DATE.fullmatch(value.strip()) if isinstance(value, str) else None
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "..."
+    wrong = _Bad("with a field of the wrong type", f"{where}: 'date' must be an ISO date like 2025-08-18 or 2025-08, not {shown}")
+    if match is None:
+        raise wrong
+    found, month, day = match.groups()
+    try:
+        datetime.date(int(found), int(month or 1), int(day or 1))
+    except ValueError:
+        raise wrong from None
+    if int(found) not in YEARS:
+        raise wrong
+    if year is not None and year != int(found):
+        raise _Bad("with a field of the wrong type", f"{where}: 'date' {value.strip()!r} is not in 'year' {year}")
+    return int(found), "-".join(part for part in (found, month, day) if part) if month else None
+
+
 def _url(value: Any, where: str) -> str | None:
     url = _text(value, "url", where)
     if url is not None and url.startswith(WEB_SCHEMES):
@@ -109,13 +136,15 @@ def _paper(record: Any, source: SourceRef, where: str) -> Paper:
     if not abstract:
         raise _Bad("without an abstract", f"{where}: paper has no 'abstract' (it is the one required key), or it is empty")
     doi = _text(record.get("doi"), "doi", where)
+    year, date = _date(record.get("date"), _year(record.get("year"), where), where)
     return Paper(
         abstract=abstract,
         source=source,
         title=_text(record.get("title"), "title", where),
         authors=_texts(record.get("authors"), "authors", where),
         venue=_text(record.get("venue"), "venue", where),
-        year=_year(record.get("year"), where),
+        year=year,
+        date=date,
         categories=_texts(record.get("categories"), "categories", where),
         doi=normalise_doi(doi) if doi else None,
         url=_url(record.get("url"), where),

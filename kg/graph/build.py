@@ -95,7 +95,9 @@ def _paper_triples(linked: LinkedPaper) -> Iterator[tuple]:
         yield node, FOAF.page, NamedNode(paper.url) if paper.url.startswith(WEB_SCHEMES) else Literal(paper.url)
     if paper.source_id:
         yield node, DCTERMS.identifier, Literal(paper.source_id)
-    if paper.year is not None:
+    if paper.date is not None:
+        yield node, DCTERMS.issued, Literal(paper.date, datatype=XSD.date if len(paper.date) == 10 else XSD.gYearMonth)
+    elif paper.year is not None:
         yield node, DCTERMS.issued, Literal(str(paper.year), datatype=XSD.gYear)
     if paper.award:
         yield node, KG.award, Literal(paper.award)

@@ -35,8 +35,8 @@ CORPUS = Path("corpora") / "arxiv-cs-2025" / "abstracts.jsonl.gz"
 DRAW_SEED = 20261201
 TEST_SIZE = 80
 TRAIN_SIZE = 300
-#: More training abstracts, drawn next and annotated after the first round (same guideline), in three batches of 480, 960 and 1,000.
-MORE_TRAIN_SIZE = 2440
+#: More training abstracts, drawn next and annotated after the first round (same guideline), in four batches of 480, 960, 1,000 and 2,000.
+MORE_TRAIN_SIZE = 4440
 #: The last DEV_SIZE of the drawn training ids are the dev split: for choices, never trained on by a model being chosen.
 DEV_SIZE = 50
 

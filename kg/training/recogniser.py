@@ -1,7 +1,7 @@
 """Training kg's default concept recogniser, reproducibly, from ``../shared``.
 
     # the shipped weights (kg/extract/weights/concepts):
-    python -m kg.training.recogniser --work /tmp/kg-concepts --copies 2 --without scier --max-steps 5000 --output kg/extract/weights/concepts
+    python -m kg.training.recogniser --work /tmp/kg-concepts --copies 2 --without scier --max-steps 7000 --output kg/extract/weights/concepts
     python -m kg.training.recogniser --work /tmp/kg-concepts --scier-only  # the architecture's SciER benchmark run
 
 Steps (each keeps its output in ``--work``; a step whose output is there is

@@ -2,7 +2,8 @@
 interactive HTML page (pyvis and vis-network; pyvis stays in this package).
 
     kg.analysis.load_graph(store)                 NetworkX graph
-      -> selection.overview / neighbourhood / path_view / community_view,
+      -> maps.concept_map (the default) / maps.paper_map,
+         selection.overview / neighbourhood / path_view / community_view,
          construct.construct_view (a SPARQL CONSTRUCT's triples)    View
       -> details.paper_details(store, view.paper_ids)              PaperDetails
       -> page.render_page(view, details) -> page.write_page(html, out)
@@ -40,8 +41,9 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ViewSpec:
-    """What to draw: at most one of ``focus``, ``path``, ``community``, ``query``
-    (none: the whole graph, or its most central part)."""
+    """What to draw: at most one of ``focus``, ``path``, ``community``, ``query``,
+    ``papers`` (the paper map) and ``whole`` (every node: papers, authors and
+    concepts); none: the concept map of the concepts in ``min_papers`` papers or more."""
 
     focus: str | None = None
     depth: int = 1
@@ -50,6 +52,9 @@ class ViewSpec:
     query: Path | None = None
     limit: int = DEFAULT_LIMIT
     title: str | None = None
+    papers: bool = False
+    whole: bool = False
+    min_papers: int = 1
 
 
 def _slug(text: str) -> str:
@@ -57,8 +62,8 @@ def _slug(text: str) -> str:
 
 
 def default_out(spec: ViewSpec) -> Path:
-    """Where `kg viz` writes a page unless told: exports/kg.html for the whole
-    graph, exports/kg-focus-NAME.html and so on for the others."""
+    """Where `kg viz` writes a page unless told: exports/kg.html for the concept
+    map, exports/kg-papers.html, kg-graph.html, kg-focus-NAME.html and so on for the others."""
     if spec.focus is not None:
         return DEFAULT_PAGE.with_name(f"kg-focus-{_slug(spec.focus)}.html")
     if spec.path is not None:
@@ -67,13 +72,17 @@ def default_out(spec: ViewSpec) -> Path:
         return DEFAULT_PAGE.with_name(f"kg-community-{spec.community}.html")
     if spec.query is not None:
         return DEFAULT_PAGE.with_name(f"kg-query-{_slug(spec.query.stem)}.html")
+    if spec.papers:
+        return DEFAULT_PAGE.with_name("kg-papers.html")
+    if spec.whole:
+        return DEFAULT_PAGE.with_name("kg-graph.html")
     return DEFAULT_PAGE
 
 
 def select_view(store, graph, spec: ViewSpec) -> View:
     """The :class:`View` ``spec`` asks for, from ``graph`` (``kg.analysis.load_graph(store)``)."""
     from kg.errors import KgError
-    from kg.views import selection
+    from kg.views import maps, selection
 
     if spec.focus is not None:
         return selection.neighbourhood(graph, spec.focus, spec.depth, spec.limit, spec.title)
@@ -89,7 +98,11 @@ def select_view(store, graph, spec: ViewSpec) -> View:
         except OSError as exc:
             raise KgError(f"{spec.query}: cannot read the query ({exc.strerror or exc})") from exc
         return construct_view(store, graph, sparql, spec.limit, spec.title, source=str(spec.query))
-    return selection.overview(graph, spec.limit, spec.title)
+    if spec.papers:
+        return maps.paper_map(graph, spec.limit, spec.title)
+    if spec.whole:
+        return selection.overview(graph, spec.limit, spec.title)
+    return maps.concept_map(graph, spec.limit, spec.min_papers, spec.title)
 
 
 def draw(store, spec: ViewSpec = ViewSpec(), out: Path | None = None) -> tuple[View, Path]:

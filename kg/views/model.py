@@ -8,10 +8,39 @@ from dataclasses import dataclass
 
 from kg.analysis import Evidence
 
-__all__ = ["NODE_TYPES", "PaperDetails", "View", "ViewEdge", "ViewNode"]
+__all__ = ["NODE_TYPES", "Group", "PaperDetails", "PaperRef", "Related", "View", "ViewEdge", "ViewNode"]
 
 #: Node types a page knows how to draw, in legend order; anything else is "Other".
 NODE_TYPES = ("Paper", "Author", "Method", "Dataset", "Task", "Metric", "Claim", "Other")
+
+
+@dataclass(frozen=True)
+class PaperRef:
+    """A paper listed in a concept's panel: its title, or its derived label (``titled`` False)."""
+
+    iri: str
+    label: str
+    titled: bool
+    date: str | None
+
+
+@dataclass(frozen=True)
+class Related:
+    """A typed relation of a concept, as its panel lists it."""
+
+    relation: str  # "evaluatedOn", "broader" ...
+    outgoing: bool  # the concept is the relation's subject
+    other: str  # the other concept's label
+    evidence: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True)
+class Group:
+    """A community of a map, named by its most central members."""
+
+    number: int  # 1 = the largest
+    name: str
+    size: int
 
 
 @dataclass(frozen=True)
@@ -25,6 +54,14 @@ class ViewNode:
     more_evidence: int = 0  # sentences behind it not listed in ``evidence``
     facts: tuple[str, ...] = ()  # other lines for its tooltip, e.g. literals of a CONSTRUCT result
     role: str = ""  # "focus" for the node asked about, "end" for a path's ends
+    # Maps only (View.kind "concepts" or "papers"):
+    group: int = 0  # its community's number (0: none)
+    names: tuple[str, ...] = ()  # every name it is known by, for search
+    trend: tuple[int, ...] = ()  # papers per period of View.periods
+    paper_refs: tuple[PaperRef, ...] = ()  # some of its papers
+    more_papers: int = 0
+    related: tuple[Related, ...] = ()
+    drawn_label: bool = True  # False: its label is not a name (a derived label), so the map writes none
 
 
 @dataclass(frozen=True)
@@ -35,6 +72,9 @@ class ViewEdge:
     directed: bool  # every statement reads source -> target (else: both ways)
     evidence: tuple[Evidence, ...] = ()
     more_evidence: int = 0
+    strength: float = 0.0  # maps: association strength (co-occurrences over the expected), or similarity
+    shared: int = 0  # maps: papers mentioning both (concepts) or concepts shared (papers)
+    facts: tuple[str, ...] = ()  # other lines for its tooltip, e.g. the concepts two papers share
 
 
 @dataclass(frozen=True)
@@ -45,6 +85,10 @@ class View:
     nodes: tuple[ViewNode, ...]
     edges: tuple[ViewEdge, ...]
     notice: str | None = None  # said on the page, e.g. that only the most central part is drawn
+    kind: str = "graph"  # "graph"; or a map: "concepts" (the overview) or "papers"
+    groups: tuple[Group, ...] = ()  # a map's communities, largest first
+    period: str = ""  # a map's trend periods: "year", "quarter" or "month"
+    periods: tuple[str, ...] = ()
 
     @property
     def paper_ids(self) -> tuple[str, ...]:

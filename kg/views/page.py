@@ -1,10 +1,12 @@
 """Rendering a :class:`~kg.views.model.View` as one self-contained HTML page.
 
-The nodes and edges are held by a pyvis ``Network`` (nodes added with
+The nodes and edges of a graph view are held by a pyvis ``Network`` (nodes added with
 ``add_node``, edges given in bulk as vis edge dicts, since pyvis's
 ``add_edge`` scans every edge already added), positioned by the seeded
 layout of :mod:`kg.views.layout` with physics off, so the page opens
-settled. The page comes from this package's own Jinja template
+settled. A map (:mod:`kg.views.maps`) is written as vis data directly, laid
+out by :func:`~kg.views.layout.map_layout`, its repeated strings in one text
+table. The page comes from this package's own Jinja template
 (``templates/page.html``), not pyvis's, which links Bootstrap from a CDN even
 with ``cdn_resources='in_line'``: vis-network's script and style (from
 pyvis's bundled copy), the page's own script and style and the data are all
@@ -28,8 +30,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from kg.errors import KgError
-from kg.views.layout import layout
-from kg.views.model import PaperDetails, View
+from kg.views.layout import layout, map_layout
+from kg.views.model import PaperDetails, View, ViewNode
 
 __all__ = ["DEFAULT_PAGE", "STYLE", "PageDraft", "render_page", "script_json", "write_page"]
 
@@ -38,6 +40,7 @@ TEMPLATES = Path(__file__).with_name("templates")
 VIS_VERSION = "9.1.2"
 MAX_LABEL = 32  # characters of a label drawn on the canvas (the tooltip has it all)
 MAX_SENTENCE = 320
+MAP_SENTENCE = 240  # a map's sentences are cut shorter: a 5,000-concept map holds some 60,000
 # From this many nodes, links are not labelled on the canvas (the relation stays in their tooltips
 # and the info panel: drawing thousands of labels makes every redraw take seconds) and hide while
 # the view is dragged or zoomed.
@@ -54,6 +57,9 @@ STYLE = {
     "Claim": ("#F0E442", "star"),
     "Other": ("#999999", "dot"),
 }
+#: Community colours of the maps (Paul Tol's "muted" scheme, distinct with colour-blindness); later communities are grey.
+GROUP_COLOURS = ("#CC6677", "#332288", "#DDCC77", "#117733", "#88CCEE", "#882255", "#44AA99", "#999933", "#AA4499")
+NO_GROUP = "#BBBBBB"
 # The legend's swatches: each shape as an SVG path in a 20x20 box.
 _SWATCH = {
     "square": "M3 3h14v14H3z",
@@ -113,6 +119,10 @@ def _evidence(evidence) -> list[list[str]]:
     return [[e.paper_label, _short(e.sentence, MAX_SENTENCE)] for e in evidence]
 
 
+def group_colour(number: int) -> str:
+    return GROUP_COLOURS[number - 1] if 1 <= number <= len(GROUP_COLOURS) else NO_GROUP
+
+
 def _network(view: View):
     """The view as a pyvis Network: positioned nodes, edges, vis options."""
     from pyvis.network import Network
@@ -160,6 +170,95 @@ def _network(view: View):
     return net
 
 
+class _Texts:
+    """A map's strings (papers' labels, sentences, names) held once, in first-use order, and referred to by number:
+    the same sentence backs a concept, its links and its relations, so a 5,000-concept page is a fraction of the size."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        return self.index.setdefault(text, len(self.index))
+
+    def evidence(self, evidence) -> list[list[int]]:
+        return [[self(e.paper_label), self(_short(e.sentence, MAP_SENTENCE))] for e in evidence]
+
+    @property
+    def table(self) -> list[str]:
+        return list(self.index)
+
+
+def _map_node(node: ViewNode, top: float, texts: _Texts) -> dict:
+    """What a map draws of a node: coloured by community, shaped by type, labelled by the page's script."""
+    colour = group_colour(node.group)
+    return {
+        "id": node.id,
+        "x": 0.0,
+        "y": 0.0,
+        "shape": STYLE[node.type][1],
+        "color": {"background": colour, "border": _darker(colour), "highlight": {"background": colour, "border": "#000000"}},
+        "value": round(math.sqrt(node.score / top), 4) if top > 0 else 0.5,
+        "kgType": node.type,
+        "kgLabel": node.label,
+        "kgPapers": node.papers,
+        "kgEvidence": texts.evidence(node.evidence),
+        "kgMore": node.more_evidence,
+        "kgFacts": list(node.facts),
+        "kgGroup": node.group,
+        "kgDraw": node.drawn_label,
+        "kgNames": list(node.names),
+        "kgTrend": list(node.trend),
+        "kgPaperList": [[texts(r.iri), texts(r.label), r.titled, r.date] for r in node.paper_refs],
+        "kgMorePapers": node.more_papers,
+        "kgRelated": [[r.relation, r.outgoing, texts(r.other), texts.evidence(r.evidence)] for r in node.related],
+    }
+
+
+def _map_data(view: View) -> tuple[list[dict], list[dict], dict, list[str]]:
+    """A map's vis nodes (community colour, type shape; the page's script draws the labels),
+    links (co-occurrence grey, width by strength; stated relations dark), options and text table."""
+    strengths = [(e.source, e.target, math.log1p(e.strength) if e.strength else 1.0) for e in view.edges]
+    positions = map_layout([n.id for n in view.nodes], strengths, {n.id: n.score for n in view.nodes})
+    top = max((n.score for n in view.nodes), default=0.0)
+    texts = _Texts()
+    nodes = []
+    for node in view.nodes:
+        item = _map_node(node, top, texts)
+        item["x"], item["y"] = positions[node.id]
+        nodes.append(item)
+    options = _options(len(view.nodes))
+    options["nodes"]["scaling"] = {"min": 6, "max": 40, "label": {"enabled": False}}
+    options["edges"]["color"] = {"color": "#c3c9cf", "highlight": "#000000", "hover": "#000000"}
+    options["interaction"].update(keyboard={"enabled": True, "bindToWindow": False}, hideEdgesOnDrag=len(view.nodes) >= BIG)
+    widest = max((e.strength for e in view.edges), default=0.0)
+    number_of = {n.id: i for i, n in enumerate(view.nodes)}
+    edges = []
+    for number, edge in enumerate(view.edges):
+        typed = edge.relations not in (("co-occurs with",), ("shares concepts with",))
+        width = 1 + 3 * math.log1p(edge.strength) / math.log1p(widest) if widest and not typed else 1.5
+        item = {
+            "id": f"e{number}",
+            "from": number_of[edge.source],  # the node's place in the list: the page puts its id back
+            "to": number_of[edge.target],
+            "kgRelation": " + ".join(edge.relations),
+            "kgStrength": round(edge.strength, 2),
+            "kgShared": edge.shared,
+            "width": round(width, 2),
+            "kgEvidence": texts.evidence(edge.evidence),
+        }
+        # What most links do not have is left out (the page fills in the defaults): a tenth of a big map's bytes.
+        if typed:
+            item.update(kgTyped=True, color={"color": "#5a5a5a", "highlight": "#000000", "hover": "#000000"})
+        if edge.directed:
+            item["arrows"] = "to"
+        if edge.more_evidence:
+            item["kgMore"] = edge.more_evidence
+        if edge.facts:
+            item["kgFacts"] = list(edge.facts)
+        edges.append(item)
+    return nodes, edges, options, texts.table
+
+
 def script_json(value) -> str:
     """JSON for a ``<script>`` data block: ``<``, ``>``, ``&`` (and JS line separators) escaped,
     so no text in it can close the block or open markup; keys sorted, for stable bytes."""
@@ -182,6 +281,7 @@ def _assets() -> dict[str, str]:
         "vis_js": (vis / "vis-network.min.js").read_text(encoding="utf-8"),
         "vis_css": (vis / "vis-network.css").read_text(encoding="utf-8"),
         "page_js": (TEMPLATES / "view.js").read_text(encoding="utf-8"),
+        "map_js": (TEMPLATES / "map.js").read_text(encoding="utf-8"),
         "page_css": (TEMPLATES / "view.css").read_text(encoding="utf-8"),
     }
     for name, text in assets.items():
@@ -198,28 +298,48 @@ def _template():
     return Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, keep_trailing_newline=True).get_template("page.html")
 
 
+def _map_info(view: View) -> dict | None:
+    if view.kind == "graph":
+        return None
+    return {
+        "kind": view.kind,
+        "groups": [{"number": g.number, "name": g.name, "size": g.size, "colour": group_colour(g.number)} for g in view.groups],
+        "period": view.period,
+        "periods": list(view.periods),
+        "otherColour": NO_GROUP,
+    }
+
+
 def render_page(view: View, papers: Mapping[str, PaperDetails] | None = None) -> str:
     """The page for ``view``; ``papers`` are what a click on each paper shows."""
     from markupsafe import Markup
 
-    net = _network(view)
-    nodes, edges, heading, _height, _width, options = net.get_network_data()
+    texts: list[str] = []
+    if view.kind == "graph":
+        net = _network(view)
+        nodes, edges, heading, _height, _width, vis_options = net.get_network_data()
+        options, drawn = json.loads(vis_options), set(net.node_map)
+    else:
+        nodes, edges, options, texts = _map_data(view)
+        heading, drawn = view.title, {n.id for n in view.nodes}
     counts = Counter(n.type for n in view.nodes)
     types = [
         {"name": name, "colour": colour, "path": _SWATCH[shape], "count": counts[name]}
         for name, (colour, shape) in STYLE.items()
-        if name != "Other" or counts[name]
+        if counts[name] or (view.kind == "graph" and name != "Other")
     ]
     data = {
         "nodes": nodes,
         "edges": edges,
-        "options": json.loads(options),
+        "options": options,
         "papers": {
             iri: {"title": p.title, "authors": list(p.authors), "venue": p.venue, "year": p.year, "claims": list(p.claims)}
             for iri, p in sorted((papers or {}).items())
-            if iri in net.node_map
+            if iri in drawn
         },
         "types": [t["name"] for t in types],
+        "map": _map_info(view),
+        "texts": texts,
     }
     assets = _assets()
     return _template().render(
@@ -229,12 +349,16 @@ def render_page(view: View, papers: Mapping[str, PaperDetails] | None = None) ->
         edge_count=len(edges),
         big=len(nodes) >= BIG,
         types=types,
+        kind=view.kind,
+        groups=data["map"]["groups"] if data["map"] else [],
+        other_colour=NO_GROUP,
         data=Markup(script_json(data)),
         vis_js=Markup(assets["vis_js"]),
         vis_css=Markup(assets["vis_css"]),
         page_js=Markup(assets["page_js"]),
         page_css=Markup(assets["page_css"]),
-        script_hashes=Markup(" ".join(_csp_hash(assets[k]) for k in ("vis_js", "page_js"))),
+        map_js=Markup(assets["map_js"]) if view.kind != "graph" else "",
+        script_hashes=Markup(" ".join(_csp_hash(assets[k]) for k in ("vis_js", "page_js", "map_js")[: 3 if view.kind != "graph" else 2])),
     )
 
 

@@ -3,14 +3,24 @@
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("kg-data").textContent);
+  // A map holds its repeated strings once, in data.texts, and refers to them by number.
+  function text(value) { return typeof value === "number" ? data.texts[value] : value; }
+  function inflate(pairs) { return pairs.map(function (pair) { return [text(pair[0]), text(pair[1])]; }); }
+  if (data.map) {
+    data.edges.forEach(function (e) {
+      e.kgTyped = e.kgTyped || false; e.arrows = e.arrows || ""; e.kgMore = e.kgMore || 0; e.kgFacts = e.kgFacts || [];
+    });
+    data.nodes.concat(data.edges).forEach(function (item) { item.kgEvidence = inflate(item.kgEvidence); });
+    data.edges.forEach(function (e) { e.from = data.nodes[e.from].id; e.to = data.nodes[e.to].id; });  // by number in the data
+  }
   var byId = new Map();
   var hiddenTypes = new Set();
 
   function plural(count, word) { return count + " " + word + (count === 1 ? "" : "s"); }
   function labelOf(id) { var n = byId.get(id); return n ? n.kgLabel : id; }
   function describe(n) {
-    if (n.group === "Paper") { return "Paper \u00b7 click for its authors and claims"; }
-    return n.group + (n.kgPapers ? " \u00b7 " + plural(n.kgPapers, "paper") : "");
+    if (n.kgType === "Paper") { return "Paper \u00b7 click for its authors and claims"; }
+    return n.kgType + (n.kgPapers ? " \u00b7 " + plural(n.kgPapers, "paper") : "");
   }
   function quoted(pair) { return "\u201c" + pair[1] + "\u201d\n    \u2014 " + pair[0]; }
   function relation(e) { return e.arrows ? " \u2014" + e.kgRelation + "\u2192 " : " \u2014" + e.kgRelation + "\u2014 "; }
@@ -21,18 +31,21 @@
   }
 
   data.nodes.forEach(function (n) {
+    n.kgType = n.kgType || n.group;  // maps colour by community, so their nodes have no vis group
     byId.set(n.id, n);
     n.title = [n.kgLabel, describe(n)].concat(evidenceLines(n), n.kgFacts).join("\n");
   });
   data.edges.forEach(function (e) {
     e.title = [labelOf(e.from) + relation(e) + labelOf(e.to)].concat(evidenceLines(e)).join("\n");
   });
+  if (window.kgMap) { window.kgMap.prepare(data, text, inflate); }
 
   var nodes = new vis.DataSet(data.nodes);
   var edges = new vis.DataSet(data.edges);
   var container = document.getElementById("network");
   var network = new vis.Network(container, { nodes: nodes, edges: edges }, data.options);
-  var view = window.kgView = { network: network, nodes: nodes, edges: edges, drawn: false, drawnAt: null };
+  // A map's script (map.js, window.kgMap) adds filters, a label layer and its own node panel through this object.
+  var view = window.kgView = { network: network, nodes: nodes, edges: edges, drawn: false, drawnAt: null, data: data, byId: byId, filters: [] };
   // The first drawing sizes the canvas; then fit the graph to it, and the next drawing is the page.
   var fitted = false;
   function firstDrawings() {
@@ -66,13 +79,17 @@
     });
     if (item.kgMore) { add(info, "p", "\u2026 and " + item.kgMore + " more", "meta"); }
   }
+  view.add = add;
+  view.clear = clear;
+  view.info = info;
+  view.addEvidence = addEvidence;
   function showNode(id) {
     var n = byId.get(id);
     if (!n) { return; }
     clear(info);
     var paper = data.papers[id];
     add(info, "h3", paper ? paper.title : n.kgLabel);
-    add(info, "p", n.group === "Paper" ? "Paper" : describe(n), "meta");
+    add(info, "p", n.kgType === "Paper" ? "Paper" : describe(n), "meta");
     if (paper) {
       if (paper.authors.length) { add(info, "p", paper.authors.join(", ")); }
       var where = paper.venue && paper.year && paper.venue.indexOf(paper.year) !== -1 ? paper.venue : [paper.venue, paper.year].filter(Boolean).join(", ");
@@ -95,35 +112,47 @@
     add(info, "h3", labelOf(e.from) + relation(e) + labelOf(e.to));
     addEvidence(e);
   }
+  view.showNode = showNode;
   network.on("click", function (params) {
-    if (params.nodes.length) { showNode(params.nodes[0]); }
+    if (params.nodes.length) { view.showNode(params.nodes[0]); }
     else if (params.edges.length) { showEdge(params.edges[0]); }
   });
 
   // Find a node by (part of) its name.
   var search = document.getElementById("search");
   var matches = document.getElementById("matches");
+  function isShown(n) {
+    return !hiddenTypes.has(n.kgType) && view.filters.every(function (keep) { return keep(n); });
+  }
+  view.isShown = isShown;
   function choose(id) {
-    if (hiddenTypes.has(byId.get(id).group)) { return; }
+    if (!isShown(byId.get(id))) { return; }
     network.selectNodes([id]);
     network.focus(id, { scale: Math.max(network.getScale(), 1.2), animation: false });
-    showNode(id);
+    view.showNode(id);
+  }
+  function names(n) { return n.kgNames && n.kgNames.length ? n.kgNames : [n.kgLabel]; }
+  function matchAt(n, wanted) {
+    var best = -1;
+    names(n).forEach(function (name) {
+      var at = name.toLowerCase().indexOf(wanted);
+      if (at !== -1 && (best === -1 || at < best)) { best = at; }
+    });
+    return best;
   }
   search.addEventListener("input", function () {
     clear(matches);
     var wanted = search.value.trim().toLowerCase();
     if (!wanted) { return; }
-    var found = data.nodes.filter(function (n) {
-      return !hiddenTypes.has(n.group) && n.kgLabel.toLowerCase().indexOf(wanted) !== -1;
-    });
+    var found = data.nodes.filter(function (n) { return isShown(n) && matchAt(n, wanted) !== -1; });
     found.sort(function (a, b) {
-      var sa = a.kgLabel.toLowerCase().indexOf(wanted) === 0 ? 0 : 1;
-      var sb = b.kgLabel.toLowerCase().indexOf(wanted) === 0 ? 0 : 1;
+      var sa = matchAt(a, wanted) === 0 ? 0 : 1;
+      var sb = matchAt(b, wanted) === 0 ? 0 : 1;
       return sa - sb || b.value - a.value || (a.kgLabel < b.kgLabel ? -1 : 1);
     });
     found.slice(0, 20).forEach(function (n) {
       var item = add(matches, "li", n.kgLabel);
-      add(item, "span", n.group, "kind");
+      add(item, "span", n.kgType, "kind");
       item.tabIndex = 0;
       item.addEventListener("click", function () { choose(n.id); });
       item.addEventListener("keydown", function (event) { if (event.key === "Enter") { choose(n.id); } });
@@ -133,18 +162,23 @@
     if (event.key === "Enter" && matches.firstChild) { matches.firstChild.click(); }
   });
 
-  // Show or hide node types.
+  // Show or hide nodes: by type here, by the map's filters too.
+  view.applyFilters = function () {
+    var shown = new Set();
+    nodes.update(data.nodes.map(function (n) {
+      var keep = isShown(n);
+      if (keep) { shown.add(n.id); }
+      return { id: n.id, hidden: !keep };
+    }));
+    edges.update(data.edges.map(function (e) { return { id: e.id, hidden: !(shown.has(e.from) && shown.has(e.to)) }; }));
+  };
   document.querySelectorAll("#filter input[type=checkbox]").forEach(function (box) {
     box.addEventListener("change", function () {
       var type = box.getAttribute("data-type");
       if (box.checked) { hiddenTypes.delete(type); } else { hiddenTypes.add(type); }
-      nodes.update(data.nodes.filter(function (n) { return n.group === type; }).map(function (n) {
-        return { id: n.id, hidden: hiddenTypes.has(type) };
-      }));
-      edges.update(data.edges.map(function (e) {
-        return { id: e.id, hidden: hiddenTypes.has(byId.get(e.from).group) || hiddenTypes.has(byId.get(e.to).group) };
-      }));
+      view.applyFilters();
     });
   });
   document.getElementById("fit").addEventListener("click", function () { network.fit({ animation: false, maxZoomLevel: 1.5 }); });
+  if (window.kgMap) { window.kgMap.attach(view); }
 })();
