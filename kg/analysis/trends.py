@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 import networkx as nx
 
@@ -56,8 +57,13 @@ class Trends:
         found.sort(key=lambda c: (sign * (c.growth or 0.0), -c.total, c.label, c.iri))
         return found[:limit] if limit else found
 
+    @cached_property
+    def _by_iri(self) -> dict[str, ConceptTrend]:
+        return {c.iri: c for c in self.concepts}
+
     def get(self, iri: str) -> ConceptTrend | None:
-        return next((c for c in self.concepts if c.iri == iri), None)
+        """The trend of one concept (a map asks for thousands: a lookup, not a scan)."""
+        return self._by_iri.get(iri)
 
 
 def period_of(date: str | None, period: str) -> str | None:

@@ -30,7 +30,7 @@ import networkx as nx
 from kg.analysis import Evidence
 from kg.analysis.trends import trends as concept_trends
 from kg.views.model import Group, PaperRef, Related, View, ViewEdge, ViewNode
-from kg.views.selection import DEFAULT_LIMIT, MAX_EVIDENCE
+from kg.views.selection import DEFAULT_LIMIT, counted, evidence_sample
 
 __all__ = ["LINKS", "concept_map", "paper_map"]
 
@@ -42,10 +42,6 @@ RELATIONS_LISTED = 6
 NAMED_BY = 3  # members naming a community in the legend
 EVIDENCE_PAPERS = 10  # papers looked through for a co-occurrence link's sentences
 _NOT_RELATIONS = {"mentions", "proposes", "author of"}
-
-
-def _count(number: int, word: str) -> str:
-    return f"{number:,} {word}{'' if number == 1 else 's'}"
 
 
 def _named(labels: Iterable[str]) -> str:
@@ -86,12 +82,6 @@ def _groups(nodes: Iterable[str], edges: Iterable[tuple[str, str, float]], size:
         number.update((n, i) for n in members)
         groups.append(Group(i, name(best), len(members)))
     return number, tuple(groups)
-
-
-def _evidence(evidence: Iterable[Evidence]) -> tuple[tuple[Evidence, ...], int]:
-    """The first few sentences (links a rule states have none, and are not listed), and how many more."""
-    unique = sorted({e for e in evidence if e.sentence}, key=lambda e: (e.paper_label, e.sentence or "", e.paper))
-    return tuple(unique[:MAX_EVIDENCE]), max(0, len(unique) - MAX_EVIDENCE)
 
 
 def _mention_evidence(graph: nx.Graph, paper: str, concept: str) -> list[Evidence]:
@@ -137,14 +127,14 @@ def concept_map(graph: nx.Graph, limit: int = DEFAULT_LIMIT, min_papers: int = 1
         links = sorted(relations.get(pair, []), key=lambda link: (link.relation, link.source))
         assoc, count = strength.get(pair, (0.0, 0))
         if links:
-            shown, more = _evidence(e for link in links for e in link.evidence)
+            shown, more = evidence_sample(e for link in links for e in link.evidence)
             directed = all(link.source == links[0].source for link in links)
             source, target = (links[0].source, links[0].target) if directed else pair
             kinds = tuple(sorted({link.relation for link in links}))
         else:
             both = sorted(set(papers_of[pair[0]]) & set(papers_of[pair[1]]))
             # The sentences naming each concept in (some of) the papers mentioning both.
-            shown, _ = _evidence(e for p in both[:EVIDENCE_PAPERS] for c in pair for e in _mention_evidence(graph, p, c))
+            shown, _ = evidence_sample(e for p in both[:EVIDENCE_PAPERS] for c in pair for e in _mention_evidence(graph, p, c))
             more = max(0, count - len({e.paper for e in shown}))
             directed, (source, target), kinds = False, pair, ("co-occurs with",)
         edges.append(ViewEdge(source, target, kinds, directed, shown, more, round(assoc, 3), count))
@@ -155,7 +145,7 @@ def concept_map(graph: nx.Graph, limit: int = DEFAULT_LIMIT, min_papers: int = 1
         papers = papers_of[n]
         refs = sorted(papers, key=lambda p: (graph.nodes[p].get("date") or "", graph.nodes[p]["label"]), reverse=True)
         found = [e for p in papers for e in _mention_evidence(graph, p, n)]
-        shown, more = _evidence(found)
+        shown, more = evidence_sample(found)
         ranked = []  # the best-supported relations first
         for m in graph[n]:
             for link in graph.edges[n, m]["links"]:
@@ -191,12 +181,12 @@ def concept_map(graph: nx.Graph, limit: int = DEFAULT_LIMIT, min_papers: int = 1
         notice = "The graph has no concepts (was it built with --no-extract?): `kg viz --whole` draws its papers and authors."
     elif len(chosen) < total:
         notice = (
-            f"A map of the {_count(len(chosen), 'concept')} with the most papers, of {_count(total, 'concept')} in the graph"
-            + (f" ({_count(len(candidates), 'concept')} in {min_papers}+ papers)" if min_papers > 1 else "")
+            f"A map of the {counted(len(chosen), 'concept')} with the most papers, of {counted(total, 'concept')} in the graph"
+            + (f" ({counted(len(candidates), 'concept')} in {min_papers}+ papers)" if min_papers > 1 else "")
             + ". `kg viz --limit 0` maps them all; `kg viz --focus NAME` draws one with its papers, `kg viz --papers` maps papers."
         )
     return View(
-        title or f"kg: a map of {_count(len(chosen), 'concept')}",
+        title or f"kg: a map of {counted(len(chosen), 'concept')}",
         tuple(nodes),
         tuple(edges),
         notice,
@@ -271,7 +261,7 @@ def paper_map(graph: nx.Graph, limit: int = DEFAULT_LIMIT, title: str | None = N
     notice = None
     if len(chosen) < total:
         notice = (
-            f"A map of the {_count(len(chosen), 'paper')} naming the most concepts, of {_count(total, 'paper')}. "
+            f"A map of the {counted(len(chosen), 'paper')} naming the most concepts, of {counted(total, 'paper')}. "
             "`kg viz --papers --limit 0` maps them all; `kg similar PAPER` lists one paper's closest."
         )
-    return View(title or f"kg: a map of {_count(len(chosen), 'paper')}", tuple(nodes), tuple(edges), notice, kind="papers", groups=groups)
+    return View(title or f"kg: a map of {counted(len(chosen), 'paper')}", tuple(nodes), tuple(edges), notice, kind="papers", groups=groups)

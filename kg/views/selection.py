@@ -19,7 +19,18 @@ from kg.analysis import Evidence, communities, paths, resolve, top
 from kg.errors import KgError
 from kg.views.model import NODE_TYPES, View, ViewEdge, ViewNode
 
-__all__ = ["DEFAULT_LIMIT", "NoPathError", "centrality", "community_view", "graph_node", "neighbourhood", "overview", "path_view"]
+__all__ = [
+    "DEFAULT_LIMIT",
+    "NoPathError",
+    "centrality",
+    "community_view",
+    "counted",
+    "evidence_sample",
+    "graph_node",
+    "neighbourhood",
+    "overview",
+    "path_view",
+]
 
 #: Nodes a page draws unless asked otherwise: readable, and quick to lay out.
 DEFAULT_LIMIT = 300
@@ -38,7 +49,8 @@ def centrality(graph: nx.Graph) -> dict[str, float]:
     return {r.iri: r.score for r in top(graph, "pagerank", limit=0)}
 
 
-def _evidence(evidence: Iterable[Evidence]) -> tuple[tuple[Evidence, ...], int]:
+def evidence_sample(evidence: Iterable[Evidence]) -> tuple[tuple[Evidence, ...], int]:
+    """The first MAX_EVIDENCE distinct sentences (a link a rule states has none), and how many more."""
     unique = sorted({e for e in evidence if e.sentence}, key=lambda e: (e.paper_label, e.sentence, e.paper))
     return tuple(unique[:MAX_EVIDENCE]), max(0, len(unique) - MAX_EVIDENCE)
 
@@ -50,7 +62,7 @@ def graph_node(graph: nx.Graph, node: str, scores: dict[str, float], role: str =
     shown: tuple[Evidence, ...] = ()
     more = 0
     if data["kind"] != "paper":  # a paper's own sentences are its claims, shown when it is clicked
-        shown, more = _evidence(e for m in graph[node] for link in graph.edges[node, m]["links"] for e in link.evidence)
+        shown, more = evidence_sample(e for m in graph[node] for link in graph.edges[node, m]["links"] for e in link.evidence)
     node_type = data["type"] if data["type"] in NODE_TYPES else "Other"
     return ViewNode(node, data["label"], node_type, papers, scores.get(node, 0.0), shown, more, role=role)
 
@@ -59,7 +71,7 @@ def _edge(graph: nx.Graph, u: str, v: str) -> ViewEdge:
     links = sorted(graph.edges[u, v]["links"], key=lambda link: (link.relation, link.source))
     source = links[0].source
     target = links[0].target
-    shown, more = _evidence(e for link in links for e in link.evidence)
+    shown, more = evidence_sample(e for link in links for e in link.evidence)
     relations = tuple(sorted({link.relation for link in links}))
     return ViewEdge(source, target, relations, all(link.source == source for link in links), shown, more)
 
@@ -87,7 +99,7 @@ def _view(
     )
 
 
-def _count(number: int, word: str) -> str:
+def counted(number: int, word: str) -> str:
     return f"{number:,} {word}{'' if number == 1 else 's'}"
 
 
@@ -97,10 +109,10 @@ def overview(graph: nx.Graph, limit: int = DEFAULT_LIMIT, title: str | None = No
     scores = centrality(graph)
     total = graph.number_of_nodes()
     if not limit or total <= limit:
-        return _view(graph, list(graph), scores, title or f"kg: the whole graph ({_count(total, 'node')})")
+        return _view(graph, list(graph), scores, title or f"kg: the whole graph ({counted(total, 'node')})")
     best = sorted(graph, key=lambda n: (-scores[n], graph.nodes[n]["label"], n))[:limit]
     notice = (
-        f"The graph has {_count(total, 'node')} and {_count(graph.number_of_edges(), 'link')}, too many to read at once: "
+        f"The graph has {counted(total, 'node')} and {counted(graph.number_of_edges(), 'link')}, too many to read at once: "
         f"this page draws the {limit:,} most central (PageRank) and the links among them. "
         "`kg viz --limit 0` draws everything; `kg viz --focus NAME --depth 2` draws one neighbourhood, "
         "`kg viz --community N` one topic, `kg viz --path A B` how two things connect."
@@ -129,10 +141,10 @@ def neighbourhood(graph: nx.Graph, name: str, depth: int = 1, limit: int = DEFAU
     if limit and len(keep) > limit:
         keep = sorted(keep, key=lambda n: (distance[n], -scores[n], graph.nodes[n]["label"], n))[:limit]
         notice = (
-            f"{label!r} has {_count(len(distance), 'node')} within {_count(depth, 'hop')}; this page draws the "
+            f"{label!r} has {counted(len(distance), 'node')} within {counted(depth, 'hop')}; this page draws the "
             f"{limit:,} closest (most central first). `--limit 0` draws all of them, a smaller --depth fewer."
         )
-    default_title = f"kg: {label} and its neighbourhood ({_count(depth, 'hop')})"
+    default_title = f"kg: {label} and its neighbourhood ({counted(depth, 'hop')})"
     return _view(graph, keep, scores, title or default_title, notice, {centre: "focus"})
 
 
@@ -155,7 +167,7 @@ def path_view(
     hops = [(hop.source, hop.target) for p in found for hop in p.hops]
     nodes = {n for pair in hops for n in pair}
     labels = graph.nodes[start]["label"], graph.nodes[end]["label"]
-    notice = f"The {_count(len(found), 'shortest path')} from {labels[0]!r} to {labels[1]!r}, as `kg path` lists them."
+    notice = f"The {counted(len(found), 'shortest path')} from {labels[0]!r} to {labels[1]!r}, as `kg path` lists them."
     return _view(graph, nodes, centrality(graph), title or f"kg: from {labels[0]} to {labels[1]}", notice, {start: "end", end: "end"}, hops)
 
 
@@ -176,7 +188,7 @@ def community_view(
     if limit and len(keep) > limit:
         keep = keep[:limit]
         notice = (
-            f"Community {number} has {_count(len(members), 'concept')} and {_count(len(papers), 'paper')} mentioning two or more "
+            f"Community {number} has {counted(len(members), 'concept')} and {counted(len(papers), 'paper')} mentioning two or more "
             f"of them; this page draws the first {limit:,} (concepts best connected first, then papers). `--limit 0` draws all."
         )
     lead = ", ".join(m.label for m in community.members[:3])
