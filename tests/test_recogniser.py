@@ -6,7 +6,7 @@ from kg.errors import ModelError
 from kg.extract.model import CONCEPT_MODES, load_english
 from kg.extract.spans import ConceptSpan
 from kg.training.benchmarks.scier import SciERSentence, detokenised, map_relation
-from kg.training.recogniser import drop_sentence_crossing, to_doc
+from kg.training.recogniser import CONFIG, _pretrain_config, drop_sentence_crossing, to_doc
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +43,21 @@ def test_a_mention_across_a_parser_sentence_boundary_is_left_unannotated(english
     doc = to_doc(english, text, [(7, 30, "Method")])
     assert drop_sentence_crossing(english, [doc]) == 1
     assert list(doc.ents) == [] and doc[2].ent_iob_ == ""
+
+
+def test_pretraining_trains_exactly_the_ners_tok2vec_on_the_given_corpus_and_vectors(tmp_path):
+    from thinc.api import Config
+
+    config = _pretrain_config(tmp_path / "vectors", tmp_path / "pretrain.spacy", epochs=2, seed=7)
+    ner_tok2vec = Config().from_disk(CONFIG)["components"]["ner"]["model"]["tok2vec"]
+    # The same architecture and sizes, so its weights load into the ner's tok2vec before training.
+    assert config["components"] == {"encoder": {"factory": "tok2vec", "model": ner_tok2vec}}
+    assert config["nlp"]["pipeline"] == ["encoder"] and ner_tok2vec["embed"]["include_static_vectors"] is True
+    assert (config["pretraining"]["component"], config["pretraining"]["layer"]) == ("encoder", "")
+    assert config["pretraining"]["objective"]["@architectures"] == "spacy.PretrainCharacters.v1"
+    assert config["corpora"]["pretrain"]["path"] == str(tmp_path / "pretrain.spacy")
+    assert config["initialize"]["vectors"] == str(tmp_path / "vectors")
+    assert (config["pretraining"]["max_epochs"], config["training"]["seed"]) == (2, 7)
 
 
 def test_an_unknown_concept_mode_is_a_model_error():

@@ -20,7 +20,14 @@ not run again, so an interrupted run resumes):
    Metric type, so metric names in it (``data/metric_names.txt``) are
    *missing* (no loss) instead of "not a concept". ``--scier-only``: SciER
    train and dev as written (space-tokenised), for the benchmark figure.
-3. **Training** with ``configs/concepts.cfg`` (seeded), keeping the
+3. **Pretraining** (``--pretrain N``; tried, not in the shipped run: see the
+   experiment log): the ``ner``'s own tok2vec learns to
+   guess each word's first and last characters from its context
+   (``spacy pretrain``'s character objective) on ``N`` arXiv abstracts
+   outside the test and dev sets, tagged and parsed by the English pipeline
+   so the TAG and DEP it reads are there.
+4. **Training** with ``configs/concepts.cfg`` (seeded; the ``ner``'s tok2vec
+   starting from the pretrained weights when there are any), keeping the
    checkpoint best on dev; its ``ner`` and the vectors are the weights.
 
 The experiments behind these choices are in ``docs/experiments/concepts.md``.
@@ -30,16 +37,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import shutil
 import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from kg.training.arxiv import corpus_path, draw, read_corpus
+from kg.training.arxiv import DEV_SIZE, corpus_path, draw, read_corpus
 from kg.training.benchmarks import DEFAULT_ROOT, benchmark_rows
 
-__all__ = ["ANNOTATIONS", "CONFIG", "LABELS", "make_vectors", "make_data", "train", "main"]
+__all__ = ["ANNOTATIONS", "CONFIG", "LABELS", "make_vectors", "make_pretrain_corpus", "pretrain", "make_data", "train", "main"]
 
 HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "configs" / "concepts.cfg"
@@ -83,6 +92,75 @@ def make_vectors(work: Path, shared: Path) -> Path:
         [sys.executable, "-m", "spacy", "init", "vectors", "en", str(work / "arxiv.floret"), str(out), "--mode", "floret"], check=True
     )
     return out
+
+
+def make_pretrain_corpus(work: Path, shared: Path, size: int, seed: int = 0) -> Path:
+    """``size`` arXiv abstracts (seeded; never the test or dev set's) as a
+    DocBin, tagged and parsed by the pinned English pipeline."""
+    out = work / f"pretrain-{size}.spacy"
+    if out.exists():
+        return out
+    from spacy.tokens import DocBin
+
+    from kg.extract.model import load_english
+
+    test, first, _ = draw(corpus_path(shared))
+    unseen = set(test) | set(first[-DEV_SIZE:])
+    texts = [r["abstract"] for r in read_corpus(corpus_path(shared)) if r["id"] not in unseen]
+    random.Random(seed).shuffle(texts)
+    nlp = load_english()
+    docs = nlp.pipe(texts[:size], batch_size=256, n_process=2)
+    DocBin(docs=docs, attrs=["ORTH", "TAG", "DEP", "HEAD", "SPACY", "SENT_START"], store_user_data=False).to_disk(out)
+    return out
+
+
+def _pretrain_config(vectors: Path, corpus: Path, epochs: int, seed: int):
+    """The pretraining config, made from :data:`CONFIG`: a lone ``tok2vec``
+    component with exactly the ``ner``'s tok2vec model, so the weights load into it."""
+    from thinc.api import Config
+
+    config = Config().from_disk(CONFIG)  # interpolated: the paths are filled in here
+    config["nlp"]["pipeline"] = ["encoder"]
+    config["components"] = {"encoder": {"factory": "tok2vec", "model": config["components"]["ner"]["model"]["tok2vec"]}}
+    config["training"].update(frozen_components=[], annotating_components=[], seed=seed)
+    config["initialize"].update(vectors=str(vectors), after_init=None)
+    config["corpora"] = {
+        "pretrain": {
+            "@readers": "spacy.Corpus.v1",
+            "path": str(corpus),
+            "max_length": 0,
+            "gold_preproc": False,
+            "limit": 0,
+            "augmenter": None,
+        }
+    }
+    config["pretraining"] = {
+        "max_epochs": epochs,
+        "dropout": 0.2,
+        "n_save_every": None,
+        "n_save_epoch": None,
+        "component": "encoder",
+        "layer": "",
+        "corpus": "corpora.pretrain",
+        "batcher": {"@batchers": "spacy.batch_by_words.v1", "size": 3000, "discard_oversize": False, "tolerance": 0.2, "get_length": None},
+        "objective": {"@architectures": "spacy.PretrainCharacters.v1", "maxout_pieces": 3, "hidden_size": 300, "n_characters": 4},
+        "optimizer": dict(config["training"]["optimizer"]),
+    }
+    return config
+
+
+def pretrain(work: Path, vectors: Path, corpus: Path, epochs: int, seed: int = 0) -> Path:
+    """The ``ner``'s tok2vec pretrained on ``corpus`` (``spacy pretrain``'s character objective): its weights file."""
+    out = work / f"pretrain-{corpus.stem}-e{epochs}-seed{seed}"
+    weights = out / "model-last.bin"
+    if weights.exists():
+        return weights
+    from spacy.training.pretrain import pretrain as spacy_pretrain
+
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    spacy_pretrain(_pretrain_config(vectors, corpus, epochs, seed), out, silent=False)
+    return weights
 
 
 def _metric_spans(nlp, doc) -> list:
@@ -203,11 +281,22 @@ def make_data(
     return train, dev, counts
 
 
-def train(work: Path, train_path: Path, dev_path: Path, vectors: Path, seed: int = 0, overrides: dict | None = None) -> Path:
-    """Train with :data:`CONFIG`; the best checkpoint's folder."""
-    from spacy.cli.train import train as spacy_train
+def train(
+    work: Path,
+    train_path: Path,
+    dev_path: Path,
+    vectors: Path,
+    seed: int = 0,
+    overrides: dict | None = None,
+    tok2vec: Path | None = None,
+) -> Path:
+    """Train with :data:`CONFIG` (the ``ner``'s tok2vec starting from the
+    pretrained ``tok2vec`` weights when given); the best checkpoint's folder."""
+    from spacy import util
+    from spacy.training.initialize import init_nlp
+    from spacy.training.loop import train as train_nlp
 
-    out = work / f"model-seed{seed}"
+    out = work / (f"model-seed{seed}" + (f"-{tok2vec.parent.name}" if tok2vec else ""))
     if not (out / "model-last" / "meta.json").exists():  # written when a run ends; model-best is written during it
         settings = {
             "paths.train": str(train_path),
@@ -216,7 +305,13 @@ def train(work: Path, train_path: Path, dev_path: Path, vectors: Path, seed: int
             "system.seed": seed,
             **(overrides or {}),
         }
-        spacy_train(CONFIG, out, overrides=settings)
+        nlp = init_nlp(util.load_config(CONFIG, overrides=settings, interpolate=False))
+        if tok2vec:
+            # The ner's model is chain(tok2vec, list2array, Linear): the pretrained part is the first.
+            ner: Any = nlp.get_pipe("ner")
+            ner.model.get_ref("tok2vec").layers[0].from_bytes(tok2vec.read_bytes())
+        out.mkdir(parents=True, exist_ok=True)
+        train_nlp(nlp, out, stdout=sys.stdout, stderr=sys.stderr)
     return out / "model-best"
 
 
@@ -318,6 +413,8 @@ def main(argv: list[str] | None = None) -> int:
         "--without", action="append", choices=("scier", "scirex"), default=[], help="leave a benchmark out (the ablation runs)"
     )
     parser.add_argument("--max-steps", type=int, help="override [training] max_steps")
+    parser.add_argument("--pretrain", type=int, default=0, metavar="N", help="pretrain the ner's tok2vec on N arXiv abstracts first")
+    parser.add_argument("--pretrain-epochs", type=int, default=3)
     parser.add_argument("--output", type=Path, help="write the weights here (default: kg/extract/weights/concepts)")
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
@@ -327,7 +424,11 @@ def main(argv: list[str] | None = None) -> int:
     data_dir.mkdir(exist_ok=True)
     train_path, dev_path, counts = make_data(data_dir, args.shared, args.scier_only, args.copies, tuple(args.without))
     overrides = {"training.max_steps": args.max_steps} if args.max_steps else {}
-    best = train(data_dir, train_path, dev_path, vectors, seed=args.seed, overrides=overrides)
+    tok2vec = None
+    if args.pretrain:
+        corpus = make_pretrain_corpus(args.work, args.shared, args.pretrain)
+        tok2vec = pretrain(args.work, vectors, corpus, args.pretrain_epochs, seed=args.seed)
+    best = train(data_dir, train_path, dev_path, vectors, seed=args.seed, overrides=overrides, tok2vec=tok2vec)
     if args.scier_only:
         scores = score_on_scier(best, args.shared / "benchmarks")
         SCIER_RESULTS.write_text(json.dumps({"checkpoint": best.name, "dev_f1": _dev_f1(best), **scores}, indent=1) + "\n")

@@ -32,9 +32,11 @@ from kg.analysis.trends import trends as concept_trends
 from kg.views.model import Group, PaperRef, Related, View, ViewEdge, ViewNode
 from kg.views.selection import DEFAULT_LIMIT, counted, evidence_sample
 
-__all__ = ["LINKS", "concept_map", "paper_map"]
+__all__ = ["LINKS", "PLAIN_LINK", "concept_map", "paper_map"]
 
 LINKS = 5
+#: What each kind of map calls its plain (untyped) links.
+PLAIN_LINK = {"concepts": "co-occurs with", "papers": "shares concepts with"}
 RELATION_LINKS = 3  # stated relations drawn per concept, best supported first
 #: Papers listed in a concept's panel (the rest are counted), relations listed.
 PAPERS_LISTED = 8
@@ -136,7 +138,7 @@ def concept_map(graph: nx.Graph, limit: int = DEFAULT_LIMIT, min_papers: int = 1
             # The sentences naming each concept in (some of) the papers mentioning both.
             shown, _ = evidence_sample(e for p in both[:EVIDENCE_PAPERS] for c in pair for e in _mention_evidence(graph, p, c))
             more = max(0, count - len({e.paper for e in shown}))
-            directed, (source, target), kinds = False, pair, ("co-occurs with",)
+            directed, (source, target), kinds = False, pair, (PLAIN_LINK["concepts"],)
         edges.append(ViewEdge(source, target, kinds, directed, shown, more, round(assoc, 3), count))
 
     nodes = []
@@ -239,7 +241,7 @@ def paper_map(graph: nx.Graph, limit: int = DEFAULT_LIMIT, title: str | None = N
         concepts = sorted(shared[pair], key=lambda c: (-weight[c], label(c)))
         score, count = similarity[pair]
         facts = ("shared: " + ", ".join(label(c) for c in concepts[:6]) + (f" and {len(concepts) - 6} more" if len(concepts) > 6 else ""),)
-        edges.append(ViewEdge(pair[0], pair[1], ("shares concepts with",), False, (), 0, round(score, 3), count, facts))
+        edges.append(ViewEdge(pair[0], pair[1], (PLAIN_LINK["papers"],), False, (), 0, round(score, 3), count, facts))
     nodes = []
     for p in sorted(keep):
         data = graph.nodes[p]

@@ -5,14 +5,16 @@ The nodes and edges of a graph view are held by a pyvis ``Network`` (nodes added
 ``add_edge`` scans every edge already added), positioned by the seeded
 layout of :mod:`kg.views.layout` with physics off, so the page opens
 settled. A map (:mod:`kg.views.maps`) is written as vis data directly, laid
-out by :func:`~kg.views.layout.map_layout`, its repeated strings in one text
-table. The page comes from this package's own Jinja template
+out by :func:`~kg.views.layout.map_layout`; what only its panel, tooltips,
+search and filters need (sentences, papers, names, trends, their strings in
+one text table) comes after the scripts, so the browser reads it after the
+first drawing. The page comes from this package's own Jinja template
 (``templates/page.html``), not pyvis's, which links Bootstrap from a CDN even
 with ``cdn_resources='in_line'``: vis-network's script and style (from
 pyvis's bundled copy), the page's own script and style and the data are all
 inline, and a Content-Security-Policy forbids every request and every script
 but those (by hash), so nothing leaves the page and no markup in the corpus
-can run. Corpus text reaches the page only as JSON inside a data block (with
+can run. Corpus text reaches the page only as JSON inside data blocks (with
 ``<``, ``>`` and ``&`` escaped) and is put on screen with ``textContent`` or
 vis-network's text tooltips, never as HTML.
 """
@@ -31,6 +33,7 @@ from pathlib import Path
 
 from kg.errors import KgError
 from kg.views.layout import layout, map_layout
+from kg.views.maps import PLAIN_LINK
 from kg.views.model import PaperDetails, View, ViewNode
 
 __all__ = ["DEFAULT_PAGE", "STYLE", "PageDraft", "render_page", "script_json", "write_page"]
@@ -188,75 +191,82 @@ class _Texts:
         return list(self.index)
 
 
-def _map_node(node: ViewNode, top: float, texts: _Texts) -> dict:
-    """What a map draws of a node: coloured by community, shaped by type, labelled by the page's script."""
-    colour = group_colour(node.group)
+def _map_node(node: ViewNode, top: float) -> dict:
+    """What a map draws of a node: shaped by type; the page's script colours it by community and labels it."""
     return {
         "id": node.id,
         "x": 0.0,
         "y": 0.0,
         "shape": STYLE[node.type][1],
-        "color": {"background": colour, "border": _darker(colour), "highlight": {"background": colour, "border": "#000000"}},
         "value": round(math.sqrt(node.score / top), 4) if top > 0 else 0.5,
         "kgType": node.type,
         "kgLabel": node.label,
         "kgPapers": node.papers,
-        "kgEvidence": texts.evidence(node.evidence),
         "kgMore": node.more_evidence,
-        "kgFacts": list(node.facts),
         "kgGroup": node.group,
         "kgDraw": node.drawn_label,
+        "kgMorePapers": node.more_papers,
+    }
+
+
+def _node_details(node: ViewNode, texts: _Texts) -> dict:
+    """What a map's panel, tooltips, search and period filter show of a node, and drawing does not need."""
+    return {
+        "kgEvidence": texts.evidence(node.evidence),
+        "kgFacts": list(node.facts),
         "kgNames": list(node.names),
         "kgTrend": list(node.trend),
         "kgPaperList": [[texts(r.iri), texts(r.label), r.titled, r.date] for r in node.paper_refs],
-        "kgMorePapers": node.more_papers,
         "kgRelated": [[r.relation, r.outgoing, texts(r.other), texts.evidence(r.evidence)] for r in node.related],
     }
 
 
-def _map_data(view: View) -> tuple[list[dict], list[dict], dict, list[str]]:
+def _map_data(view: View) -> tuple[list[dict], list[dict], dict, dict]:
     """A map's vis nodes (community colour, type shape; the page's script draws the labels),
-    links (co-occurrence grey, width by strength; stated relations dark), options and text table."""
+    links (co-occurrence grey, width by strength; stated relations dark), options, and the
+    details of each (sentences, papers, names, trends: the page reads them after drawing)
+    with the text table they refer to."""
     strengths = [(e.source, e.target, math.log1p(e.strength) if e.strength else 1.0) for e in view.edges]
     positions = map_layout([n.id for n in view.nodes], strengths, {n.id: n.score for n in view.nodes})
     top = max((n.score for n in view.nodes), default=0.0)
     texts = _Texts()
-    nodes = []
+    nodes, node_details = [], []
     for node in view.nodes:
-        item = _map_node(node, top, texts)
+        item = _map_node(node, top)
         item["x"], item["y"] = positions[node.id]
         nodes.append(item)
+        node_details.append(_node_details(node, texts))
     options = _options(len(view.nodes))
     options["nodes"]["scaling"] = {"min": 6, "max": 40, "label": {"enabled": False}}
     options["edges"]["color"] = {"color": "#c3c9cf", "highlight": "#000000", "hover": "#000000"}
+    # The page draws a map's labels itself; vis would still work out the fonts of every node and link.
+    for kind in ("nodes", "edges"):
+        del options[kind]["font"]
     options["interaction"].update(keyboard={"enabled": True, "bindToWindow": False}, hideEdgesOnDrag=len(view.nodes) >= BIG)
     widest = max((e.strength for e in view.edges), default=0.0)
     number_of = {n.id: i for i, n in enumerate(view.nodes)}
-    edges = []
-    for number, edge in enumerate(view.edges):
-        typed = edge.relations not in (("co-occurs with",), ("shares concepts with",))
+    edges, edge_details = [], []
+    for edge in view.edges:
+        typed = edge.relations != (PLAIN_LINK[view.kind],)
         width = 1 + 3 * math.log1p(edge.strength) / math.log1p(widest) if widest and not typed else 1.5
         item = {
-            "id": f"e{number}",
             "from": number_of[edge.source],  # the node's place in the list: the page puts its id back
             "to": number_of[edge.target],
-            "kgRelation": " + ".join(edge.relations),
             "kgStrength": round(edge.strength, 2),
             "kgShared": edge.shared,
             "width": round(width, 2),
-            "kgEvidence": texts.evidence(edge.evidence),
         }
-        # What most links do not have is left out (the page fills in the defaults): a tenth of a big map's bytes.
+        # What most links have or do not have is left out (the page fills it in, and numbers the links):
+        # a fifth of a big map's bytes.
         if typed:
-            item.update(kgTyped=True, color={"color": "#5a5a5a", "highlight": "#000000", "hover": "#000000"})
+            item.update(kgTyped=True, kgRelation=" + ".join(edge.relations))
         if edge.directed:
             item["arrows"] = "to"
         if edge.more_evidence:
             item["kgMore"] = edge.more_evidence
-        if edge.facts:
-            item["kgFacts"] = list(edge.facts)
         edges.append(item)
-    return nodes, edges, options, texts.table
+        edge_details.append({"kgEvidence": texts.evidence(edge.evidence), **({"kgFacts": list(edge.facts)} if edge.facts else {})})
+    return nodes, edges, options, {"nodes": node_details, "edges": edge_details, "texts": texts.table}
 
 
 def script_json(value) -> str:
@@ -303,10 +313,22 @@ def _map_info(view: View) -> dict | None:
         return None
     return {
         "kind": view.kind,
-        "groups": [{"number": g.number, "name": g.name, "size": g.size, "colour": group_colour(g.number)} for g in view.groups],
+        "groups": [
+            {
+                "number": g.number,
+                "name": g.name,
+                "size": g.size,
+                "colour": group_colour(g.number),
+                "border": _darker(group_colour(g.number)),
+            }
+            for g in view.groups
+        ],
         "period": view.period,
         "periods": list(view.periods),
         "otherColour": NO_GROUP,
+        "otherBorder": _darker(NO_GROUP),
+        "link": PLAIN_LINK[view.kind],
+        "typedColour": {"color": "#5a5a5a", "highlight": "#000000", "hover": "#000000"},
     }
 
 
@@ -314,13 +336,13 @@ def render_page(view: View, papers: Mapping[str, PaperDetails] | None = None) ->
     """The page for ``view``; ``papers`` are what a click on each paper shows."""
     from markupsafe import Markup
 
-    texts: list[str] = []
+    details: dict | None = None
     if view.kind == "graph":
         net = _network(view)
         nodes, edges, heading, _height, _width, vis_options = net.get_network_data()
         options, drawn = json.loads(vis_options), set(net.node_map)
     else:
-        nodes, edges, options, texts = _map_data(view)
+        nodes, edges, options, details = _map_data(view)
         heading, drawn = view.title, {n.id for n in view.nodes}
     counts = Counter(n.type for n in view.nodes)
     types = [
@@ -339,7 +361,6 @@ def render_page(view: View, papers: Mapping[str, PaperDetails] | None = None) ->
         },
         "types": [t["name"] for t in types],
         "map": _map_info(view),
-        "texts": texts,
     }
     assets = _assets()
     return _template().render(
@@ -353,6 +374,7 @@ def render_page(view: View, papers: Mapping[str, PaperDetails] | None = None) ->
         groups=data["map"]["groups"] if data["map"] else [],
         other_colour=NO_GROUP,
         data=Markup(script_json(data)),
+        details=Markup(script_json(details)) if details is not None else "",
         vis_js=Markup(assets["vis_js"]),
         vis_css=Markup(assets["vis_css"]),
         page_js=Markup(assets["page_js"]),

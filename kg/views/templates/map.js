@@ -1,8 +1,8 @@
 /* kg viz maps (concepts, papers): labels that never overlap, the map's
-   filters, and the concept panel. Loaded before view.js, which calls
-   kgMap.prepare(data) before it makes vis's data sets (so the tooltips are
-   set once, not updated) and kgMap.attach(view) once the network exists.
-   Corpus text is only ever set with textContent or drawn on the canvas. */
+   filters, tooltips and the concept panel. Loaded before view.js, which calls
+   kgMap.prepare(data) before it makes vis's data sets and kgMap.attach(view)
+   once the network exists. Corpus text is only ever set with textContent or
+   drawn on the canvas. */
 window.kgMap = (function () {
   "use strict";
   function plural(count, word) { return count + " " + word + (count === 1 ? "" : "s"); }
@@ -12,26 +12,27 @@ window.kgMap = (function () {
     return g ? "community " + g.number + " (" + g.name + ")" : "no community";
   }
 
-  // Strings by number, and tooltips: what a node or link is, and the sentences or concepts behind it.
-  function prepare(data, text, inflate) {
-    var map = data.map, byId = new Map();
-    groups = new Map(map.groups.map(function (g) { return [g.number, g]; }));
-    data.nodes.forEach(function (n) {
-      byId.set(n.id, n);
-      n.kgPaperList = n.kgPaperList.map(function (p) { return [text(p[0]), text(p[1]), p[2], p[3]]; });
-      n.kgRelated = n.kgRelated.map(function (r) { return [r[0], r[1], text(r[2]), inflate(r[3])]; });
-      var lines = [n.kgLabel, (n.kgType === "Paper" ? "Paper" : n.kgType + " \u00b7 " + plural(n.kgPapers, "paper")) + " \u00b7 " + groupName(n)];
-      n.title = lines.concat(n.kgFacts).join("\n");
-    });
-    data.edges.forEach(function (e) {
-      var arrow = e.arrows ? " \u2014" + e.kgRelation + "\u2192 " : " \u2014" + e.kgRelation + "\u2014 ";
-      var lines = [byId.get(e.from).kgLabel + arrow + byId.get(e.to).kgLabel];
-      if (map.kind === "concepts" && e.kgShared) {
-        lines.push(plural(e.kgShared, "paper") + " mention both (" + e.kgStrength.toFixed(1) + "\u00d7 what chance would give)");
-      }
-      e.kgEvidence.forEach(function (pair) { lines.push("\u201c" + pair[1] + "\u201d\n    \u2014 " + pair[0]); });
-      e.title = lines.concat(e.kgFacts).join("\n");
-    });
+  // Strings are looked up by number when shown, and tooltips are written when first hovered:
+  // a 1,000-concept map holds some 10,000 sentences and 6,000 tooltips, most never seen.
+  var text, inflate, byId = new Map();
+  function prepare(data, lookUp, inflatePairs) {
+    text = lookUp;
+    inflate = inflatePairs;
+    groups = new Map(data.map.groups.map(function (g) { return [g.number, g]; }));
+    data.nodes.forEach(function (n) { byId.set(n.id, n); });
+  }
+  function nodeTitle(n) {
+    var kind = n.kgType === "Paper" ? "Paper" : n.kgType + " \u00b7 " + plural(n.kgPapers, "paper");
+    return [n.kgLabel, kind + " \u00b7 " + groupName(n)].concat(n.kgFacts).join("\n");
+  }
+  function edgeTitle(e, kind) {
+    var arrow = e.arrows ? " \u2014" + e.kgRelation + "\u2192 " : " \u2014" + e.kgRelation + "\u2014 ";
+    var lines = [byId.get(e.from).kgLabel + arrow + byId.get(e.to).kgLabel];
+    if (kind === "concepts" && e.kgShared) {
+      lines.push(plural(e.kgShared, "paper") + " mention both (" + e.kgStrength.toFixed(1) + "\u00d7 what chance would give)");
+    }
+    inflate(e.kgEvidence).forEach(function (pair) { lines.push("\u201c" + pair[1] + "\u201d\n    \u2014 " + pair[0]); });
+    return lines.concat(e.kgFacts).join("\n");
   }
 
   function attach(view) {
@@ -52,6 +53,23 @@ window.kgMap = (function () {
       n.kgText = n.kgLabel.length > MAX_LABEL ? n.kgLabel.slice(0, MAX_LABEL - 1) + "\u2026" : n.kgLabel;
       n.kgWidth10 = measure.measureText(n.kgText).width;
     });
+    function titled(items, item, title) {
+      if (item && !item.kgTitled) {
+        item.kgTitled = true;
+        items.update({ id: item.id, title: title });
+      }
+    }
+    network.on("hoverNode", function (params) {
+      view.withDetails();
+      var n = view.byId.get(params.node);
+      if (n && !n.kgAdded) { titled(view.nodes, n, nodeTitle(n)); }
+    });
+    network.on("hoverEdge", function (params) {
+      view.withDetails();
+      var e = view.edgeById.get(params.edge);
+      if (e) { titled(view.edges, e, edgeTitle(e, map.kind)); }
+    });
+
     var positions = network.getPositions();
     network.on("dragEnd", function () { positions = network.getPositions(); });
     view.labelBoxes = [];
@@ -59,19 +77,21 @@ window.kgMap = (function () {
     network.on("afterDrawing", function (ctx) {
       var scale = network.getScale();
       var width = canvas.clientWidth, height = canvas.clientHeight;
-      var grid = new Map(), boxes = [];
+      var grid = new Map(), boxes = [], font = "";
       var selected = new Set(network.getSelectedNodes());
-      var queue = order.filter(function (n) { return selected.has(n.id); }).concat(order.filter(function (n) { return !selected.has(n.id); }));
+      var queue = selected.size ? order.filter(function (n) { return selected.has(n.id); }).concat(order.filter(function (n) { return !selected.has(n.id); })) : order;
       ctx.save();
       ctx.textAlign = "center";
       ctx.textBaseline = "middle";
       ctx.lineJoin = "round";
+      ctx.lineWidth = 3 / scale;
+      ctx.strokeStyle = "rgba(255,255,255,0.9)";
+      ctx.fillStyle = "#111111";
       queue.forEach(function (n) {
-        var item = view.nodes.get(n.id);
         var at = positions[n.id];
-        if (!item || item.hidden || !at) { return; }
+        if (n.kgHidden || !at) { return; }
         var dom = network.canvasToDOM(at);
-        var px = 11 + 5 * n.value, w = n.kgWidth10 * px / 10 + 2 * PAD, h = px * 1.25 + 2 * PAD;
+        var px = Math.round(11 + 5 * n.value), w = n.kgWidth10 * px / 10 + 2 * PAD, h = px * 1.25 + 2 * PAD;
         var box = { x0: dom.x - w / 2, y0: dom.y - h / 2, x1: dom.x + w / 2, y1: dom.y + h / 2 };
         if (box.x1 < 0 || box.y1 < 0 || box.x0 > width || box.y0 > height) { return; }
         var cells = [];
@@ -86,11 +106,9 @@ window.kgMap = (function () {
         box.id = n.id;
         box.text = n.kgText;
         boxes.push(box);
-        ctx.font = (px / scale) + "px sans-serif";
-        ctx.lineWidth = 3 / scale;
-        ctx.strokeStyle = "rgba(255,255,255,0.9)";
+        var wanted = (px / scale) + "px sans-serif";
+        if (wanted !== font) { ctx.font = font = wanted; }  // setting a font is slow: only when it changes
         ctx.strokeText(n.kgText, at.x, at.y);
-        ctx.fillStyle = "#111111";
         ctx.fillText(n.kgText, at.x, at.y);
       });
       ctx.restore();
@@ -148,6 +166,8 @@ window.kgMap = (function () {
       add(parent, "p", periods[0] + " \u2192 " + periods[periods.length - 1] + " (per " + map.period + "): " + counts.join(" \u00b7 "), "meta");
     }
 
+    function papersOf(n) { return n.kgPaperList.map(function (p) { return [text(p[0]), text(p[1]), p[2], p[3]]; }); }
+
     // Papers around a concept, added to the map on request.
     var around = new Map();
     function togglePapers(n, button) {
@@ -159,7 +179,7 @@ window.kgMap = (function () {
         button.textContent = "Show its papers on the map";
         return;
       }
-      var at = positions[n.id], list = n.kgPaperList, nodesAdded = [], edgesAdded = [];
+      var at = positions[n.id], list = papersOf(n), nodesAdded = [], edgesAdded = [];
       list.forEach(function (p, i) {
         var angle = 2 * Math.PI * i / list.length, radius = 60 + 4 * list.length;
         if (!view.nodes.get(p[0])) {
@@ -184,6 +204,7 @@ window.kgMap = (function () {
     // The concept panel: type, names, community, trend, relations with their sentences, papers.
     var paperPanel = view.showNode;
     view.showNode = function (id) {
+      view.withDetails();
       var n = view.byId.get(id);
       if (!n || n.kgType === "Paper") { paperPanel(id); return; }
       var info = view.info;
@@ -196,13 +217,14 @@ window.kgMap = (function () {
       if (n.kgRelated.length) {
         add(info, "h4", "Relations");
         n.kgRelated.forEach(function (r) {
-          add(info, "p", r[1] ? n.kgLabel + " \u2014" + r[0] + "\u2192 " + r[2] : r[2] + " \u2014" + r[0] + "\u2192 " + n.kgLabel, "relation");
-          r[3].forEach(function (pair) { add(add(info, "blockquote", pair[1]), "cite", "\u2014 " + pair[0]); });
+          var other = text(r[2]);
+          add(info, "p", r[1] ? n.kgLabel + " \u2014" + r[0] + "\u2192 " + other : other + " \u2014" + r[0] + "\u2192 " + n.kgLabel, "relation");
+          inflate(r[3]).forEach(function (pair) { add(add(info, "blockquote", pair[1]), "cite", "\u2014 " + pair[0]); });
         });
       }
       add(info, "h4", "Papers");
       var list = add(info, "ul");
-      n.kgPaperList.forEach(function (p) {
+      papersOf(n).forEach(function (p) {
         var item = add(list, "li", p[1]);
         if (!p[2]) { add(item, "span", " (derived label, not a title)", "derived"); }
         if (p[3]) { add(item, "span", " " + p[3], "date"); }
@@ -218,7 +240,6 @@ window.kgMap = (function () {
       add(more, "code", "kg concept \"" + n.kgLabel.replace(/"/g, "\\\"") + "\"");
       add(info, "p", id, "iri");
     };
-    network.redraw();
   }
 
   return { prepare: prepare, attach: attach };

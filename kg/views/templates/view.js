@@ -3,15 +3,34 @@
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("kg-data").textContent);
-  // A map holds its repeated strings once, in data.texts, and refers to them by number.
-  function text(value) { return typeof value === "number" ? data.texts[value] : value; }
+  // A map's details (sentences, papers, names, trends, and the strings they refer to by number) come
+  // in a block after the scripts: nothing drawn needs them, so the browser reads them after the first
+  // drawing. Until then each item has empty ones; whatever shows details asks for them first.
+  var details = null;
+  function withDetails() {
+    var block = document.getElementById("kg-details");
+    if (details || !block) { return; }
+    details = JSON.parse(block.textContent);
+    data.nodes.forEach(function (n, i) { Object.assign(n, details.nodes[i]); });
+    data.edges.forEach(function (e, i) { Object.assign(e, details.edges[i]); });
+  }
+  function text(value) { return typeof value === "number" ? details.texts[value] : value; }
   function inflate(pairs) { return pairs.map(function (pair) { return [text(pair[0]), text(pair[1])]; }); }
-  if (data.map) {
-    data.edges.forEach(function (e) {
-      e.kgTyped = e.kgTyped || false; e.arrows = e.arrows || ""; e.kgMore = e.kgMore || 0; e.kgFacts = e.kgFacts || [];
+  if (data.map) {  // a map leaves out what most of its items share
+    var map = data.map, groupOf = new Map(map.groups.map(function (g) { return [g.number, g]; }));
+    data.nodes.forEach(function (n) {
+      var g = groupOf.get(n.kgGroup), fill = g ? g.colour : map.otherColour;
+      n.color = { background: fill, border: g ? g.border : map.otherBorder, highlight: { background: fill, border: "#000000" } };
+      n.kgEvidence = []; n.kgFacts = []; n.kgNames = [n.kgLabel]; n.kgTrend = []; n.kgPaperList = []; n.kgRelated = [];
     });
-    data.nodes.concat(data.edges).forEach(function (item) { item.kgEvidence = inflate(item.kgEvidence); });
-    data.edges.forEach(function (e) { e.from = data.nodes[e.from].id; e.to = data.nodes[e.to].id; });  // by number in the data
+    data.edges.forEach(function (e, i) {
+      e.id = "e" + i;
+      e.from = data.nodes[e.from].id; e.to = data.nodes[e.to].id;  // by number in the data
+      e.kgTyped = e.kgTyped || false; e.kgRelation = e.kgRelation || map.link; e.arrows = e.arrows || "";
+      e.kgMore = e.kgMore || 0; e.kgEvidence = []; e.kgFacts = [];
+      if (e.kgTyped) { e.color = map.typedColour; }
+    });
+    document.addEventListener("DOMContentLoaded", withDetails);
   }
   var byId = new Map();
   var hiddenTypes = new Set();
@@ -25,7 +44,7 @@
   function quoted(pair) { return "\u201c" + pair[1] + "\u201d\n    \u2014 " + pair[0]; }
   function relation(e) { return e.arrows ? " \u2014" + e.kgRelation + "\u2192 " : " \u2014" + e.kgRelation + "\u2014 "; }
   function evidenceLines(item) {
-    var lines = item.kgEvidence.map(quoted);
+    var lines = inflate(item.kgEvidence).map(quoted);
     if (item.kgMore) { lines.push("\u2026 and " + item.kgMore + " more"); }
     return lines;
   }
@@ -33,34 +52,40 @@
   data.nodes.forEach(function (n) {
     n.kgType = n.kgType || n.group;  // maps colour by community, so their nodes have no vis group
     byId.set(n.id, n);
-    n.title = [n.kgLabel, describe(n)].concat(evidenceLines(n), n.kgFacts).join("\n");
   });
-  data.edges.forEach(function (e) {
-    e.title = [labelOf(e.from) + relation(e) + labelOf(e.to)].concat(evidenceLines(e)).join("\n");
-  });
-  if (window.kgMap) { window.kgMap.prepare(data, text, inflate); }
+  if (window.kgMap) {
+    window.kgMap.prepare(data, text, inflate);  // a map writes its tooltips when they are first hovered
+  } else {
+    data.nodes.forEach(function (n) { n.title = [n.kgLabel, describe(n)].concat(evidenceLines(n), n.kgFacts).join("\n"); });
+    data.edges.forEach(function (e) { e.title = [labelOf(e.from) + relation(e) + labelOf(e.to)].concat(evidenceLines(e)).join("\n"); });
+  }
 
-  var nodes = new vis.DataSet(data.nodes);
-  var edges = new vis.DataSet(data.edges);
+  // vis copies every field of every item it is given: it gets what it draws, and the page keeps
+  // the rest (sentences, papers, relations) in data.nodes and data.edges.
+  var HEAVY = ["kgEvidence", "kgFacts", "kgNames", "kgPaperList", "kgRelated", "kgTrend"];
+  function drawable(item) {
+    var out = {};
+    Object.keys(item).forEach(function (key) { if (HEAVY.indexOf(key) === -1) { out[key] = item[key]; } });
+    return out;
+  }
+  var edgeById = new Map(data.edges.map(function (e) { return [e.id, e]; }));
+  var nodes = new vis.DataSet(data.nodes.map(drawable));
+  var edges = new vis.DataSet(data.edges.map(drawable));
   var container = document.getElementById("network");
   var network = new vis.Network(container, { nodes: nodes, edges: edges }, data.options);
   // A map's script (map.js, window.kgMap) adds filters, a label layer and its own node panel through this object.
-  var view = window.kgView = { network: network, nodes: nodes, edges: edges, drawn: false, drawnAt: null, data: data, byId: byId, filters: [] };
-  // The first drawing sizes the canvas; then fit the graph to it, and the next drawing is the page.
-  var fitted = false;
-  function firstDrawings() {
-    if (!fitted) {
-      fitted = true;
-      network.fit({ animation: false, maxZoomLevel: 1.5 });
-      network.redraw();
-      return;
-    }
-    network.off("afterDrawing", firstDrawings);
+  var view = window.kgView = {
+    network: network, nodes: nodes, edges: edges, drawn: false, drawnAt: null, data: data, byId: byId, edgeById: edgeById, filters: []
+  };
+  // Fit before anything is drawn (the canvas takes its size first), so the first drawing is the page.
+  network.setSize("100%", "100%");
+  network.fit({ animation: false, maxZoomLevel: 1.5 });
+  function firstDrawing() {
+    network.off("afterDrawing", firstDrawing);
     view.drawn = true;
     view.drawnAt = performance.now();
     document.body.setAttribute("data-drawn", "yes");
   }
-  network.on("afterDrawing", firstDrawings);
 
   // The info panel.
   var info = document.getElementById("info");
@@ -73,17 +98,19 @@
     return element;
   }
   function addEvidence(item) {
-    item.kgEvidence.forEach(function (pair) {
+    inflate(item.kgEvidence).forEach(function (pair) {
       var quote = add(info, "blockquote", pair[1]);
       add(quote, "cite", "\u2014 " + pair[0]);
     });
     if (item.kgMore) { add(info, "p", "\u2026 and " + item.kgMore + " more", "meta"); }
   }
   view.add = add;
+  view.withDetails = withDetails;
   view.clear = clear;
   view.info = info;
   view.addEvidence = addEvidence;
   function showNode(id) {
+    withDetails();
     var n = byId.get(id);
     if (!n) { return; }
     clear(info);
@@ -106,7 +133,8 @@
     add(info, "p", id, "iri");
   }
   function showEdge(id) {
-    var e = edges.get(id);
+    withDetails();
+    var e = edgeById.get(id);
     if (!e) { return; }
     clear(info);
     add(info, "h3", labelOf(e.from) + relation(e) + labelOf(e.to));
@@ -141,6 +169,7 @@
     return best;
   }
   search.addEventListener("input", function () {
+    withDetails();
     clear(matches);
     var wanted = search.value.trim().toLowerCase();
     if (!wanted) { return; }
@@ -164,10 +193,12 @@
 
   // Show or hide nodes: by type here, by the map's filters too.
   view.applyFilters = function () {
+    withDetails();
     var shown = new Set();
     nodes.update(data.nodes.map(function (n) {
       var keep = isShown(n);
       if (keep) { shown.add(n.id); }
+      n.kgHidden = !keep;
       return { id: n.id, hidden: !keep };
     }));
     edges.update(data.edges.map(function (e) { return { id: e.id, hidden: !(shown.has(e.from) && shown.has(e.to)) }; }));
@@ -181,4 +212,7 @@
   });
   document.getElementById("fit").addEventListener("click", function () { network.fit({ animation: false, maxZoomLevel: 1.5 }); });
   if (window.kgMap) { window.kgMap.attach(view); }
+  // After the map's label layer, so the first drawing counts as drawn once its labels are.
+  network.on("afterDrawing", firstDrawing);
+  network.redraw();
 })();
