@@ -1,8 +1,7 @@
 /* kg viz maps (concepts, papers): labels that never overlap, the map's
    filters, tooltips and the concept panel. Loaded before view.js, which calls
-   kgMap.prepare(data) before it makes vis's data sets and kgMap.attach(view)
-   once the network exists. Corpus text is only ever set with textContent or
-   drawn on the canvas. */
+   kgMap.attach(view) once the network exists. Corpus text is only ever set
+   with textContent or drawn on the canvas. */
 window.kgMap = (function () {
   "use strict";
   function plural(count, word) { return count + " " + word + (count === 1 ? "" : "s"); }
@@ -12,32 +11,25 @@ window.kgMap = (function () {
     return g ? "community " + g.number + " (" + g.name + ")" : "no community";
   }
 
-  // Strings are looked up by number when shown, and tooltips are written when first hovered:
-  // a 1,000-concept map holds some 10,000 sentences and 6,000 tooltips, most never seen.
-  var text, inflate, byId = new Map();
-  function prepare(data, lookUp, inflatePairs) {
-    text = lookUp;
-    inflate = inflatePairs;
-    groups = new Map(data.map.groups.map(function (g) { return [g.number, g]; }));
-    data.nodes.forEach(function (n) { byId.set(n.id, n); });
-  }
-  function nodeTitle(n) {
-    var kind = n.kgType === "Paper" ? "Paper" : n.kgType + " \u00b7 " + plural(n.kgPapers, "paper");
-    return [n.kgLabel, kind + " \u00b7 " + groupName(n)].concat(n.kgFacts).join("\n");
-  }
-  function edgeTitle(e, kind) {
-    var arrow = e.arrows ? " \u2014" + e.kgRelation + "\u2192 " : " \u2014" + e.kgRelation + "\u2014 ";
-    var lines = [byId.get(e.from).kgLabel + arrow + byId.get(e.to).kgLabel];
-    if (kind === "concepts" && e.kgShared) {
-      lines.push(plural(e.kgShared, "paper") + " mention both (" + e.kgStrength.toFixed(1) + "\u00d7 what chance would give)");
-    }
-    inflate(e.kgEvidence).forEach(function (pair) { lines.push("\u201c" + pair[1] + "\u201d\n    \u2014 " + pair[0]); });
-    return lines.concat(e.kgFacts).join("\n");
-  }
-
   function attach(view) {
     var data = view.data, map = data.map, network = view.network;
-    var add = view.add;
+    var add = view.add, text = view.text, inflate = view.inflate;
+    groups = new Map(map.groups.map(function (g) { return [g.number, g]; }));
+
+    // Tooltips are written when first hovered: a 1,000-concept map has some 6,000, most never seen.
+    function nodeTitle(n) {
+      var kind = n.kgType === "Paper" ? "Paper" : n.kgType + " \u00b7 " + plural(n.kgPapers, "paper");
+      return [n.kgLabel, kind + " \u00b7 " + groupName(n)].concat(n.kgFacts).join("\n");
+    }
+    function edgeTitle(e) {
+      var arrow = e.arrows ? " \u2014" + e.kgRelation + "\u2192 " : " \u2014" + e.kgRelation + "\u2014 ";
+      var lines = [view.byId.get(e.from).kgLabel + arrow + view.byId.get(e.to).kgLabel];
+      if (map.kind === "concepts" && e.kgShared) {
+        lines.push(plural(e.kgShared, "paper") + " mention both (" + e.kgStrength.toFixed(1) + "\u00d7 what chance would give)");
+      }
+      inflate(e.kgEvidence).forEach(function (pair) { lines.push("\u201c" + pair[1] + "\u201d\n    \u2014 " + pair[0]); });
+      return lines.concat(e.kgFacts).join("\n");
+    }
     var periods = map.periods;
 
     // Labels: the most important nodes first, each drawn only where it overlaps no label already
@@ -67,7 +59,7 @@ window.kgMap = (function () {
     network.on("hoverEdge", function (params) {
       view.withDetails();
       var e = view.edgeById.get(params.edge);
-      if (e) { titled(view.edges, e, edgeTitle(e, map.kind)); }
+      if (e) { titled(view.edges, e, edgeTitle(e)); }
     });
 
     var positions = network.getPositions();
@@ -242,5 +234,5 @@ window.kgMap = (function () {
     };
   }
 
-  return { prepare: prepare, attach: attach };
+  return { attach: attach };
 })();

@@ -53,9 +53,7 @@
     n.kgType = n.kgType || n.group;  // maps colour by community, so their nodes have no vis group
     byId.set(n.id, n);
   });
-  if (window.kgMap) {
-    window.kgMap.prepare(data, text, inflate);  // a map writes its tooltips when they are first hovered
-  } else {
+  if (!window.kgMap) {  // a map writes its tooltips when they are first hovered
     data.nodes.forEach(function (n) { n.title = [n.kgLabel, describe(n)].concat(evidenceLines(n), n.kgFacts).join("\n"); });
     data.edges.forEach(function (e) { e.title = [labelOf(e.from) + relation(e) + labelOf(e.to)].concat(evidenceLines(e)).join("\n"); });
   }
@@ -106,6 +104,8 @@
   }
   view.add = add;
   view.withDetails = withDetails;
+  view.text = text;
+  view.inflate = inflate;
   view.clear = clear;
   view.info = info;
   view.addEvidence = addEvidence;
