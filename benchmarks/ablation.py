@@ -3,10 +3,10 @@
 first, the rules alone) scored on kg's arXiv annotation, in one run.
 
     python benchmarks/ablation.py                       # the dev split (where the default was chosen)
-    python benchmarks/ablation.py --held-out --readme README.md   # the final run: test too, table into the README
+    python benchmarks/ablation.py --held-out            # the final run: test too
 
-Writes ``results/ablation.json``; with ``--readme``, the F1 table between the
-``<!-- ablation -->`` markers. The held-out test split is scored only with
+Writes ``results/ablation.json``, from which ``python3 -m cogapp -r README.md``
+renders the README's table. The held-out test split is scored only with
 ``--held-out``, once the default is chosen.
 """
 
@@ -19,16 +19,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).resolve().parent / "results" / "ablation.json"
-START, END = "<!-- ablation -->", "<!-- /ablation -->"
 
 sys.path.insert(0, str(REPO))
 
-from kg.extract.model import CONCEPT_MODES, DEFAULT_CONCEPTS
+from kg.extract.model import CONCEPT_MODES
 from kg.extract.pipeline import build_nlp
 from kg.training.evaluation import evaluate_arxiv
 
 MEASURES = ("concept mentions", "concepts by label")
-TYPES = ("all", "Method", "Dataset", "Task", "Metric")
 
 
 def measure(splits: list[str]) -> dict:
@@ -49,34 +47,14 @@ def measure(splits: list[str]) -> dict:
     return results
 
 
-def readme_table(results: dict) -> list[str]:
-    lines = []
-    for split, modes in results.items():
-        lines += [f"arXiv {split} ({'held out' if split == 'test' else 'where the default was chosen'}), F1:", ""]
-        lines.append("| concept mode | mentions | " + " | ".join(TYPES[1:]) + " | by label | proposed |")
-        lines.append("|---|---|" + "---|" * len(TYPES[1:]) + "---|---|")
-        for mode, table in modes.items():
-            name = f"**{mode}** (default)" if mode == DEFAULT_CONCEPTS else mode
-            cells = [table["concept mentions"][t][2] for t in TYPES]
-            cells += [table["concepts by label"]["all"][2], table["proposed concepts"]["all"][2]]
-            lines.append(f"| {name} | " + " | ".join(f"{c:.1f}" for c in cells) + " |")
-        lines.append("")
-    return lines[:-1]
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--held-out", action="store_true", help="Also score the held-out test split (the final run only).")
-    parser.add_argument("--readme", type=Path, help="Write the table between the <!-- ablation --> markers of this file.")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     results = measure(["dev", "test"] if args.held_out else ["dev"])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    if args.readme:
-        text = args.readme.read_text(encoding="utf-8")
-        i, j = text.index(START) + len(START), text.index(END)
-        args.readme.write_text(text[:i] + "\n" + "\n".join(readme_table(results)) + "\n" + text[j:], encoding="utf-8")
     return 0
 
 

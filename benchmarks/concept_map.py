@@ -2,7 +2,7 @@
 time, page size, time to the first settled drawing in headless chromium,
 labels drawn and label overlaps, at 300, 1,000 and 5,000 concepts.
 
-    python benchmarks/concept_map.py --store shipped=.kg/store --store arxiv-20k=/tmp/arxiv-20k/store --readme README.md
+    python benchmarks/concept_map.py --store shipped=.kg/store --store arxiv-20k=/tmp/arxiv-20k/store
 
 Each ``--store NAME=PATH`` is a kg store (the shipped corpus's; a build of
 ``benchmarks/arxiv_sample.py --size 20000``). A size larger than the store's
@@ -16,8 +16,8 @@ concepts is drawn once with all of them. Measured, medians of ``--repeat``:
   ``drawn_spread_ms``: the fastest and slowest of the repeats (a shared machine is noisy);
 * ``labels`` and ``overlaps``: label boxes drawn at the default zoom, and pairs of them that overlap.
 
-Writes ``benchmarks/results/concept_map.json``; ``--readme`` writes the table
-between the ``<!-- concept-map -->`` markers.
+Writes ``benchmarks/results/concept_map.json``, from which ``python3 -m cogapp
+-r README.md`` renders the README's table.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.quality import replace_block  # noqa: E402
 from benchmarks.views import ARGS, CHROMIUM  # noqa: E402
 from kg.analysis import load_graph  # noqa: E402
 from kg.graph import open_store  # noqa: E402
@@ -69,26 +68,12 @@ def browse(browser, path: Path) -> dict:
     return found
 
 
-def readme_table(rows: list[dict]) -> list[str]:
-    lines = [
-        "| build | concepts | links | generate (s) | page (MB) | first settled drawing (ms, median) | fastest, slowest (ms) | labels drawn | label overlaps |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['store']} | {r['concepts']:,} | {r['links']:,} | {r['generate_s']:.1f} | {r['bytes'] / 1e6:.1f} | "
-            f"{r['drawn_ms']:.0f} | {r['drawn_spread_ms'][0]}, {r['drawn_spread_ms'][1]} | {r['labels']} | {r['overlaps']} |"
-        )
-    return lines
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", action="append", required=True, metavar="NAME=PATH", help="a store to map (repeatable)")
     parser.add_argument("--sizes", default="300,1000,5000")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument("--readme", type=Path, help="write the table between the <!-- concept-map --> markers of this file")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -142,8 +127,6 @@ def main() -> None:
     }
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
-    if args.readme:
-        args.readme.write_text(replace_block(args.readme.read_text(encoding="utf-8"), "concept-map", readme_table(rows)), encoding="utf-8")
 
 
 if __name__ == "__main__":

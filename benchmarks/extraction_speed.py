@@ -6,7 +6,8 @@ words/s over the bare en_core_web_sm tagger+parser+lemmatizer's). Each
 pipeline runs ``--repeat`` times; the best run counts.
 
     taskset -c 0 python benchmarks/extraction_speed.py   # one core; prints a table, writes results/extraction_speed.json
-    taskset -c 0 python benchmarks/extraction_speed.py --readme README.md   # and the table between the <!-- speed --> markers
+
+``python3 -m cogapp -r README.md`` renders the README's table from the results.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--readme", type=Path, help="Write the table between the <!-- speed --> markers of this file.")
     args = parser.parse_args()
 
     texts = [paper.abstract for paper in read_paths([CORPUS])]
@@ -60,12 +60,6 @@ def main() -> None:
         )
         + "\n"
     )
-    if args.readme:
-        lines = ["| pipeline | words/s | against the bare pipeline |", "|---|---|---|"]
-        lines += [f"| {name} | {speed:,.0f} | {speed / baseline:.2f}x |" for name, speed in speeds.items()]
-        text = args.readme.read_text(encoding="utf-8")
-        i, j = text.index("<!-- speed -->") + len("<!-- speed -->"), text.index("<!-- /speed -->")
-        args.readme.write_text(text[:i] + "\n" + "\n".join(lines) + "\n" + text[j:], encoding="utf-8")
 
 
 if __name__ == "__main__":

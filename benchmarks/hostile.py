@@ -15,7 +15,9 @@ crash, not a pytest failure) against a small store built once, and records:
 
     python benchmarks/hostile.py            # prints a table, writes results/hostile.json
     python benchmarks/hostile.py --kg-root /tmp/old-checkout   # the same battery against other code
-    python benchmarks/hostile.py --before old.json --readme README.md   # and write the figures into the README
+
+``python3 -m cogapp -r README.md`` renders the README's table from
+``results/hostile.json`` beside ``results/hostile-before.json``.
 
 It runs in about two minutes. It is not a test: the tests (tests/test_*_safety.py)
 check each defect on its own; this counts them all in one place for the README.
@@ -454,8 +456,6 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kg-root", type=Path, default=REPO, help="The checkout whose kg to run (default: this one).")
     parser.add_argument("--out", type=Path, default=RESULTS)
-    parser.add_argument("--before", type=Path, help="Results of an earlier run (--out of it), shown beside this one.")
-    parser.add_argument("--readme", type=Path, help="Write the totals between the <!-- hostile --> markers of this file.")
     args = parser.parse_args()
     env = dict(os.environ, PYTHONPATH=str(args.kg_root.resolve()))
     env.pop("KG_ENDPOINT_USER", None)
@@ -492,20 +492,7 @@ def main() -> int:
     args.out.write_text(
         json.dumps({"kg_root": str(args.kg_root), "totals": totals, "cases": [asdict(o) for o in outcomes]}, indent=2) + "\n"
     )
-    if args.readme:
-        before = json.loads(args.before.read_text())["totals"] if args.before else None
-        _write_readme(args.readme, totals, before)
     return 0 if totals["kept their promise"] == totals["cases"] else 1
-
-
-def _write_readme(readme: Path, totals: dict, before: dict | None) -> None:
-    """The totals as a Markdown table between ``<!-- hostile -->`` and ``<!-- /hostile -->``."""
-    head = ["| | " + ("before | " if before else "") + "now |", "|---|" + ("---|" if before else "") + "---|"]
-    rows = [f"| {name} | " + (f"{before.get(name, '')} | " if before else "") + f"{value} |" for name, value in totals.items()]
-    start, end = "<!-- hostile -->", "<!-- /hostile -->"
-    text = readme.read_text(encoding="utf-8")
-    i, j = text.index(start) + len(start), text.index(end)
-    readme.write_text(text[:i] + "\n" + "\n".join(head + rows) + "\n" + text[j:], encoding="utf-8")
 
 
 if __name__ == "__main__":

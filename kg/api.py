@@ -58,7 +58,7 @@ class KnowledgeGraph:
 
         return describe_concepts(self.store, name, concept_type)
 
-    def top(self, measure: str = "pagerank", types: Collection[str] | None = None, limit: int = 10):
+    def top(self, measure: str = "specificity", types: Collection[str] | None = None, limit: int = 10):
         from kg.analysis import NODE_TYPES, top
 
         return top(self.networkx, measure, tuple(types or NODE_TYPES), limit)

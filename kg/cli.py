@@ -2,16 +2,22 @@
 maps errors to exit codes.
 
 Exit codes: 0 success; 1 findings (reserved for checks such as validation);
-2 bad input or usage (one line on stderr); 3 an unexpected internal error;
-130 interrupted (Ctrl-C or SIGTERM). ``--debug`` shows the traceback instead
-of the one-line message. Warnings (:class:`kg.errors.KgWarning`, e.g. skipped
-corpus records) are one ``kg: warning:`` line each on stderr.
+2 bad input or usage (one line on stderr); 3 an unexpected internal error, or
+a dependency not installed; 130 interrupted (Ctrl-C or SIGTERM). ``--debug``
+shows the traceback instead of the one-line message. Warnings
+(:class:`kg.errors.KgWarning`, e.g. skipped corpus records) are one
+``kg: warning:`` line each on stderr.
+
+Outputs derived from a store (the overview page, exports, pages, charts) go
+to exports/ for the default store and to STORE-exports/ beside any other
+(:func:`_default_output`), unless an option names the file.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -26,6 +32,11 @@ from kg.extract.model import CONCEPT_MODES, DEFAULT_CONCEPTS
 
 EXIT_INTERNAL = 3
 DEFAULT_CORPUS = Path("corpus")
+#: Characters of a table cell unless --max-width says otherwise.
+CELL_WIDTH = 80
+
+# -- options shared by several commands ------------------------------------------------------
+
 _STORE_OPTION = click.option(
     "--store",
     type=click.Path(path_type=Path),
@@ -34,10 +45,38 @@ _STORE_OPTION = click.option(
 )
 
 
+def _format_option(*choices: str, help: str | None = None):
+    """``--format``, one of ``choices``, the first by default."""
+    return click.option("--format", "fmt", type=click.Choice(choices), default=choices[0], show_default=True, help=help)
+
+
+def _table_options(*formats: str):
+    """``--format`` (``table``, the default, or one of ``formats``) and ``--max-width``, for a command that prints a table."""
+    width = click.option(
+        "--max-width",
+        type=click.IntRange(min=0),
+        default=None,
+        metavar="N",
+        help=f"Cut table cells longer than N characters, ending them with … (default: {CELL_WIDTH}, "
+        "and on a terminal the table fits its width; 0: whole cells). Other formats are never cut.",
+    )
+    return lambda command: _format_option("table", *formats)(width(command))
+
+
+def _limit_option(default: int, what: str):
+    """``--limit N``, how many of ``what`` are shown; 0 is all of them."""
+    return click.option("--limit", type=click.IntRange(min=0), default=default, show_default=True, help=f"{what} (0: all).")
+
+
+def _quiet_option(what: str):
+    """``--quiet``/``-q``: ``what`` is left out."""
+    return click.option("--quiet", "-q", is_flag=True, help=f"No {what}.")
+
+
 _CORPUS_FORMAT_OPTION = click.option(
     "--format",
     "corpus_format",
-    type=click.Choice(["auto", "conference", "daily", "jsonl"]),
+    type=click.Choice(["auto", "pubmed", "atom", "bibtex", "ris", "openalex", "s2", "arxiv", "csl-json", "jsonl", "conference", "daily"]),
     default="auto",
     show_default=True,
     help="Force one reader for every input instead of detecting it per file.",
@@ -119,6 +158,18 @@ def _store_path(store: Path | None) -> Path:
     return store or DEFAULT_STORE
 
 
+def _default_output(default: Path, store: Path | None) -> Path:
+    """Where an output whose default is ``default`` (under exports/) goes unless
+    told: there for the default store; for another --store, in STORE-exports/
+    beside it, so that a second store's page or export never replaces the first's."""
+    from kg.graph import DEFAULT_STORE
+
+    if store is None or store.resolve() == DEFAULT_STORE.resolve():
+        return default
+    named = store if store.name not in ("", "..") else store.resolve()  # "." and ".." name no folder
+    return named.parent / f"{named.name or 'store'}-exports" / default.relative_to(default.parts[0])
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kg")
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
@@ -153,7 +204,15 @@ def cli(ctx: click.Context, debug: bool) -> None:
     "--page/--no-page",
     default=True,
     show_default=True,
-    help="Also write the overview page, exports/kg.html (it reads the whole graph: skip it for huge corpora).",
+    help="Also write the overview page, a concept map (it reads the whole graph: skip it for huge corpora).",
+)
+@click.option(
+    "--out",
+    "-o",
+    "page_out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Where the overview page goes (default: exports/kg.html; with another --store, STORE-exports/kg.html beside that store).",
 )
 @click.option(
     "--incremental/--afresh",
@@ -161,7 +220,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
     show_default=True,
     help="Add new papers to the previous graph when that gives exactly the graph a fresh build would (it says when it cannot), or always build afresh.",
 )
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar or summary.")
+@_quiet_option("progress bar or summary")
 def build(
     paths: tuple[Path, ...],
     store: Path | None,
@@ -174,6 +233,7 @@ def build(
     no_cache: bool,
     merge: tuple[Path, ...],
     page: bool,
+    page_out: Path | None,
     incremental: bool,
     quiet: bool,
 ) -> None:
@@ -188,10 +248,16 @@ def build(
     are not extracted again. New papers (a new file, lines appended to one)
     are added to the previous build's graph instead of building it again,
     when that gives the same graph (the summary says which it did).
+    The overview page goes to exports/kg.html, or for another --store to
+    STORE-exports/kg.html beside it, as every command's default outputs do.
     """
     from kg.graph.store import store_target
     from kg.pipeline import build as run_build
+    from kg.views import DEFAULT_PAGE
 
+    if page_out is not None and not page:
+        raise click.UsageError("--out names the overview page, which --no-page leaves out")
+    page_out = page_out or _default_output(DEFAULT_PAGE, store)
     store = _store_path(store)
     # A folder kg may not replace is refused before anything is made (the cache beside it too).
     extractor = _extractor(concepts, jobs, _cache_path(cache, no_cache, store_target(store)), merge) if extract else None
@@ -200,7 +266,7 @@ def build(
     def draw_page(graph):  # from the new graph, before it is swapped in: a page that cannot be written changes nothing
         from kg.views import draft
 
-        drafts.append(draft(graph))
+        drafts.append(draft(graph, out=page_out))
         return drafts[-1][1].commit
 
     try:
@@ -256,7 +322,7 @@ def build(
     default=None,
     help="Also keep the extractions in this cache file (give it to `kg build --cache-from`).",
 )
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@_quiet_option("progress bar")
 def extract(
     paths: tuple[Path, ...],
     out: Path | None,
@@ -314,19 +380,24 @@ _EVAL_NAMES = ("scier", "scirex", "scierc", "claims", "devset", "arxiv-dev", "ar
     "--benchmarks",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
-    help="Folder holding scier/, scirex/, scierc/ and csabstruct/ (default: ../shared/benchmarks beside the repository).",
+    metavar="DIR",
+    help="Folder of the benchmark files: DIR/scier/test.jsonl and test_ood.jsonl, DIR/scirex/abstracts.jsonl, DIR/scierc/test.jsonl, "
+    "DIR/csabstruct/test.jsonl, train.jsonl and dev.jsonl (default: ../shared/benchmarks beside the repository).",
 )
 @click.option(
     "--shared",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
-    help="Folder holding the arXiv corpus, corpora/arxiv-cs-2025/abstracts.jsonl.gz (default: ../shared beside the repository).",
+    metavar="DIR",
+    help="Folder holding the arXiv corpus that arxiv-dev and arxiv-test read, DIR/corpora/arxiv-cs-2025/abstracts.jsonl.gz "
+    "(default: ../shared beside the repository).",
 )
 @click.option(
     "--devset",
     type=click.Path(path_type=Path, dir_okay=False),
     default=None,
-    help="Hand-checked dev set (default: tests/data/devset.jsonl).",
+    metavar="FILE",
+    help="Hand-checked dev set, JSON Lines (default: the repository's tests/data/devset.jsonl).",
 )
 @click.option(
     "--only",
@@ -334,9 +405,11 @@ _EVAL_NAMES = ("scier", "scirex", "scierc", "claims", "devset", "arxiv-dev", "ar
     multiple=True,
     help="Run only these benchmarks (repeatable). Default: all but arxiv-test, the held-out set, which runs only when named.",
 )
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def evaluate(benchmarks: Path | None, shared: Path | None, devset: Path | None, only: tuple[str, ...], fmt: str, quiet: bool) -> None:
+@_table_options("csv", "json")
+@_quiet_option("progress bar")
+def evaluate(
+    benchmarks: Path | None, shared: Path | None, devset: Path | None, only: tuple[str, ...], fmt: str, max_width: int | None, quiet: bool
+) -> None:
     """Score the extraction pipelines (the default and its baseline) on SciER
     test and test_ood (concepts and mapped relations), the SciREX held-out
     split, SciERC test, CSAbstruct test claim sentences (deduplicated), the
@@ -346,9 +419,11 @@ def evaluate(benchmarks: Path | None, shared: Path | None, devset: Path | None, 
     All figures are strict precision / recall / F1 in percent. The benchmark
     files are expected in ../shared/benchmarks beside the repository (--benchmarks
     DIR points elsewhere), the arXiv corpus in
-    ../shared/corpora/arxiv-cs-2025/abstracts.jsonl.gz (--shared DIR). A
-    benchmark whose files are missing is skipped with one line on stderr; the
-    exit code is 0 when any benchmark ran, 2 when none could.
+    ../shared/corpora/arxiv-cs-2025/abstracts.jsonl.gz (--shared DIR). What
+    is there runs: a benchmark whose files are missing is skipped with one
+    line on stderr naming the file it expects and the option that points
+    there, and a last line counts what was skipped. The exit code is 0 when
+    any benchmark ran, 2 when none could.
     """
     from kg.training.evaluation import Locations, result_table, run_benchmarks
 
@@ -361,11 +436,19 @@ def evaluate(benchmarks: Path | None, shared: Path | None, devset: Path | None, 
     if not rows:
         raise KgError(f"no benchmark could run ({len(missed)} skipped, see above); point --benchmarks, --shared or --devset at their files")
     header, table = result_table(rows)
-    click.echo(_tabular(header, table, fmt), nl=False)
+    click.echo(_tabular(header, table, fmt, max_width), nl=False)
+    if missed:
+        ran = list(dict.fromkeys(row.benchmark for row in rows))
+        click.echo(
+            f"kg: ran {len(ran)} ({', '.join(ran)}); skipped {len(missed)} ({', '.join(title for title, _ in missed)}): "
+            "the lines above say which file each expects",
+            err=True,
+        )
 
 
-def _tabular(header: list[str], rows: list[list], fmt: str) -> str:
-    """Rows as an aligned table (no control character raw), CSV or a JSON list of objects."""
+def _tabular(header: list[str], rows: list[list], fmt: str, max_width: int | None = None) -> str:
+    """Rows as an aligned table (no control character raw, cells cut as --max-width
+    says: :func:`_table_width`), CSV or a JSON list of objects."""
     import csv
     import io
     import json
@@ -378,12 +461,17 @@ def _tabular(header: list[str], rows: list[list], fmt: str) -> str:
         writer.writerow(header)
         writer.writerows(rows)
         return buffer.getvalue()
-    from tabulate import tabulate
+    from kg.query.results import table
 
-    from kg.query.results import printable
+    return table(header, rows, *_table_width(max_width)) + "\n"
 
-    rows = [[printable(cell) if isinstance(cell, str) else cell for cell in row] for row in rows]
-    return tabulate(rows, headers=header, tablefmt="simple", disable_numparse=True) + "\n"
+
+def _table_width(max_width: int | None) -> tuple[int | None, int | None]:
+    """(cell width, terminal width) of a table: --max-width N cuts cells at N
+    (0: never); by default at CELL_WIDTH, and a table on a terminal fits its width."""
+    if max_width is not None:
+        return max_width or None, None
+    return CELL_WIDTH, shutil.get_terminal_size().columns if sys.stdout.isatty() else None
 
 
 def _finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
@@ -408,8 +496,14 @@ _TIMEOUT_OPTION = click.option(
 @click.argument("sparql", required=False)
 @click.option("-f", "--file", "query_file", help="Read the query from a .rq file, or name a library query.")
 @click.option("--param", "-p", "params", multiple=True, metavar="NAME=VALUE", help="Bind ?NAME to VALUE (repeatable); <...> makes an IRI.")
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "tsv", "json"]), default="table", show_default=True)
+@_table_options("csv", "tsv", "json")
 @click.option("--list", "list_library", is_flag=True, help="List the named queries of the library and exit.")
+@click.option(
+    "--prefixes",
+    is_flag=True,
+    help="Print the PREFIX lines of the predeclared prefixes (then the query, if one is given) and exit: "
+    "what a kg query needs to run elsewhere, e.g. on `kg serve`'s page.",
+)
 @click.option("--endpoint", default=None, help="Run against a remote SPARQL 1.1 endpoint (its query URL) instead of the store.")
 @_TIMEOUT_OPTION
 @_STORE_OPTION
@@ -418,7 +512,9 @@ def query(
     query_file: str | None,
     params: tuple[str, ...],
     fmt: str,
+    max_width: int | None,
     list_library: bool,
+    prefixes: bool,
     endpoint: str | None,
     timeout: float,
     store: Path | None,
@@ -426,10 +522,12 @@ def query(
     """Run a SPARQL query (SELECT, ASK, CONSTRUCT or DESCRIBE) against the store.
 
     Standard prefixes (kg, dcterms, foaf, skos, prov, rdf, rdfs, owl, xsd,
-    paper, person, topic ...) are predeclared. Values given with --param are
-    bound as RDF terms, never pasted into the query text. SERVICE is refused:
-    kg opens no connection but to --endpoint. A query still running after
-    --timeout seconds stops with an error (exit 2); Ctrl-C stops it at once.
+    paper, person, topic ...) are predeclared; --prefixes prints them as PREFIX
+    lines. Values given with --param are bound as RDF terms, never pasted into
+    the query text. SERVICE is refused: kg opens no connection but to
+    --endpoint. A query still running after --timeout seconds stops with an
+    error (exit 2); Ctrl-C stops it at once. In a table, cells longer than
+    --max-width are cut.
     """
     from kg.graph import open_store
     from kg.query import find_query, format_result, list_queries, run_query
@@ -438,8 +536,16 @@ def query(
         rows = [f"{q.name}: {q.question}" + "".join(f"\n    --param {n}=...  {d}" for n, d in q.params.items()) for q in list_queries()]
         click.echo("\n".join(rows))
         return
-    if (sparql is None) == (query_file is None):
+    if sparql is not None and query_file is not None:
         raise click.UsageError("give a query as an argument or with -f FILE, not both")
+    if prefixes:
+        from kg.query.results import prefix_block
+
+        text = sparql if query_file is None else find_query(query_file).sparql
+        click.echo(prefix_block() + (f"\n{text.strip()}\n" if text else ""), nl=False)
+        return
+    if sparql is None and query_file is None:
+        raise click.UsageError("give a query as an argument or with -f FILE")
     bindings = dict(_split_param(p) for p in params)
     if query_file is not None:
         named = find_query(query_file)
@@ -454,7 +560,7 @@ def query(
         result = run_remote_query(endpoint, sparql, bindings, timeout=timeout)
     else:
         result = run_query(open_store(_store_path(store)), sparql, bindings, timeout=timeout)
-    click.echo(format_result(result, fmt), nl=False)
+    click.echo(format_result(result, fmt, *_table_width(max_width)), nl=False)
 
 
 def _split_param(text: str) -> tuple[str, str]:
@@ -464,7 +570,6 @@ def _split_param(text: str) -> tuple[str, str]:
     return name.strip().lstrip("?"), value
 
 
-_TABLE_FORMAT_OPTION = click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
 _NODE_TYPES = ["Method", "Dataset", "Task", "Metric", "Paper", "Author"]
 
 
@@ -479,20 +584,28 @@ def _graph(store: Path | None):
 @click.option(
     "--by",
     "measure",
-    type=click.Choice(["pagerank", "degree", "betweenness"]),
-    default="pagerank",
+    type=click.Choice(["specificity", "pagerank", "degree", "betweenness"]),
+    default="specificity",
     show_default=True,
-    help="Centrality measure.",
+    help="Rank by specificity (see above) or by one centrality alone.",
 )
 @click.option("--type", "types", multiple=True, type=click.Choice(_NODE_TYPES), help="Only these types (repeatable; default: all).")
-@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, help="Rows per type (0: all).")
-@_TABLE_FORMAT_OPTION
+@_limit_option(10, "Rows per type")
+@_table_options("csv", "json")
 @_STORE_OPTION
-def top(measure: str, types: tuple[str, ...], limit: int, fmt: str, store: Path | None) -> None:
-    """The most central concepts, papers and authors, per type.
+def top(measure: str, types: tuple[str, ...], limit: int, fmt: str, max_width: int | None, store: Path | None) -> None:
+    """The most important concepts, papers and authors, per type.
 
-    Centrality is computed on the whole graph of papers, authors and concepts
-    and the links between them; `papers` is how many papers a node links to.
+    By default concepts rank by specificity: PageRank x log(N / papers) /
+    (1 + narrower), where PageRank is computed on the whole graph of papers,
+    authors and concepts and their links, N is the number of papers, `papers`
+    those that mention the concept and `narrower` the concepts the hierarchy
+    puts below it; concepts only one paper mentions come after those that
+    recur. So specific methods and datasets (CLIP, RLHF, ImageNet) come before
+    families such as "neural network". Papers and authors rank by PageRank.
+    --by pagerank, degree or betweenness ranks every type by that centrality
+    alone. `papers`: how many papers mention the concept, or the author wrote
+    (blank for a paper).
     """
     from kg.analysis import top as rank
 
@@ -502,13 +615,14 @@ def top(measure: str, types: tuple[str, ...], limit: int, fmt: str, store: Path 
             ["type", "rank", "label", measure, "papers", "iri"],
             [[r.type, r.rank, r.label, f"{r.score:.6g}", r.papers, r.iri] for r in rows],
             fmt,
+            max_width,
         ),
         nl=False,
     )
 
 
 @cli.command()
-@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, help="Communities to list, largest first (0: all).")
+@_limit_option(10, "Communities to list, largest first")
 @click.option("--members", type=click.IntRange(min=1), default=8, show_default=True, help="Members listed per community.")
 @click.option(
     "--resolution",
@@ -519,9 +633,9 @@ def top(measure: str, types: tuple[str, ...], limit: int, fmt: str, store: Path 
     help="Louvain resolution: higher gives more, smaller communities.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Louvain seed; the same seed gives the same communities.")
-@_TABLE_FORMAT_OPTION
+@_table_options("csv", "json")
 @_STORE_OPTION
-def communities(limit: int, members: int, resolution: float, seed: int, fmt: str, store: Path | None) -> None:
+def communities(limit: int, members: int, resolution: float, seed: int, fmt: str, max_width: int | None, store: Path | None) -> None:
     """Topic communities of concepts (Louvain on concept co-occurrence), with
     their best-connected members and the papers that mention most of them."""
     import dataclasses
@@ -541,7 +655,7 @@ def communities(limit: int, members: int, resolution: float, seed: int, fmt: str
         click.echo(json.dumps([dataclasses.asdict(c) for c in found], indent=2, ensure_ascii=False))
         return
     rows = [[c.number, c.size, "; ".join(m.label for m in c.members[:members]), "; ".join(p.label for p in c.papers[:3])] for c in found]
-    click.echo(_tabular(["community", "size", "members", "papers"], rows, fmt), nl=False)
+    click.echo(_tabular(["community", "size", "members", "papers"], rows, fmt, max_width), nl=False)
 
 
 _MAX_PATHS = 100  # each further path costs a search per node of the one before: thousands take minutes
@@ -561,9 +675,19 @@ _MAX_PATHS = 100  # each further path costs a search per node of the one before:
 )
 @click.option("--max-hops", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--evidence", is_flag=True, help="Show the paper and sentence behind each hop.")
-@_TABLE_FORMAT_OPTION
+@_table_options("csv", "json")
 @_STORE_OPTION
-def path(source: str, target: str, k: int, through: tuple[str, ...], max_hops: int, evidence: bool, fmt: str, store: Path | None) -> None:
+def path(
+    source: str,
+    target: str,
+    k: int,
+    through: tuple[str, ...],
+    max_hops: int,
+    evidence: bool,
+    fmt: str,
+    max_width: int | None,
+    store: Path | None,
+) -> None:
     """How two things are connected: the shortest paths from SOURCE to TARGET.
 
     SOURCE and TARGET are concept labels, paper titles or author names
@@ -592,16 +716,16 @@ def path(source: str, target: str, k: int, through: tuple[str, ...], max_hops: i
                 first = next((e for e in hop.evidence if e.sentence), hop.evidence[0] if hop.evidence else None)
                 row += [first.paper_label if first else "", first.sentence or "" if first else ""]
             rows.append(row)
-    click.echo(_tabular(header, rows, fmt), nl=False)
+    click.echo(_tabular(header, rows, fmt, max_width), nl=False)
 
 
 @cli.command()
 @click.argument("paper")
-@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, help="Papers to list (0: all).")
+@_limit_option(10, "Papers to list")
 @click.option("--shared", type=click.IntRange(min=1), default=5, show_default=True, help="Shared concepts listed per paper.")
-@_TABLE_FORMAT_OPTION
+@_table_options("csv", "json")
 @_STORE_OPTION
-def similar(paper: str, limit: int, shared: int, fmt: str, store: Path | None) -> None:
+def similar(paper: str, limit: int, shared: int, fmt: str, max_width: int | None, store: Path | None) -> None:
     """Papers sharing the most concepts with PAPER (a title, label or IRI),
     each shared concept weighted by how rare it is in the corpus."""
     from kg.analysis import resolve
@@ -610,7 +734,7 @@ def similar(paper: str, limit: int, shared: int, fmt: str, store: Path | None) -
     graph = _graph(store)
     found = find(graph, resolve(graph, paper, {"Paper"}), limit)
     rows = [[s.rank, s.label, f"{s.score:.3f}", "; ".join(c.label for c in s.shared[:shared]), s.iri] for s in found]
-    click.echo(_tabular(["rank", "paper", "score", "shared concepts", "iri"], rows, fmt), nl=False)
+    click.echo(_tabular(["rank", "paper", "score", "shared concepts", "iri"], rows, fmt, max_width), nl=False)
 
 
 @cli.command()
@@ -628,15 +752,15 @@ def similar(paper: str, limit: int, shared: int, fmt: str, store: Path | None) -
     default=None,
     help="Rank only concepts in this many dated papers or more (default: 5, or one in a thousand dated papers when that is more).",
 )
-@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, help="Rising and falling concepts listed (0: all).")
+@_limit_option(10, "Rising and falling concepts listed")
 @click.option(
     "--chart",
     type=click.Path(path_type=Path, dir_okay=False),
     default=None,
-    help="Where the chart page goes (default: exports/kg-trends.html).",
+    help="Where the chart page goes (default: exports/kg-trends.html; with another --store, in STORE-exports/ beside that store).",
 )
 @click.option("--no-chart", is_flag=True, help="Print the figures only.")
-@_TABLE_FORMAT_OPTION
+@_table_options("csv", "json")
 @_STORE_OPTION
 def trends(
     concepts: tuple[str, ...],
@@ -646,6 +770,7 @@ def trends(
     chart: Path | None,
     no_chart: bool,
     fmt: str,
+    max_width: int | None,
     store: Path | None,
 ) -> None:
     """Concepts over time, from the papers' dates (JSONL `year` or `date`, a conference's year).
@@ -687,11 +812,11 @@ def trends(
         ]
         panels = [("Fastest rising", rising[:7]), ("Fastest falling", falling[:7])]
         title = f"kg trends: {found.periods[0]} to {found.periods[-1]}, by {found.period}"
-    click.echo(_tabular(header, rows, fmt), nl=False)
+    click.echo(_tabular(header, rows, fmt, max_width), nl=False)
     if len(found.periods) == 1:
         click.echo(f"Every dated paper is in {found.periods[0]}: one {found.period}, so nothing rises or falls.", err=True)
     if not no_chart:
-        page = write_page(trend_page(found, panels, title), chart or DEFAULT_CHART)
+        page = write_page(trend_page(found, panels, title), chart or _default_output(DEFAULT_CHART, store))
         click.echo(f"Wrote {page} (open it in a browser).", err=True)
 
 
@@ -700,8 +825,8 @@ def trends(
 @click.option(
     "--type", "concept_type", type=click.Choice(["Method", "Dataset", "Task", "Metric"]), default=None, help="Only concepts of this type."
 )
-@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, help="Papers to list per concept (0: all).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@_limit_option(10, "Papers to list per concept")
+@_format_option("text", "json")
 @_STORE_OPTION
 def concept(name: str, concept_type: str | None, limit: int, fmt: str, store: Path | None) -> None:
     """Show what the graph knows about a concept, found by any of its names.
@@ -772,19 +897,18 @@ def _concept_text(report, limit: int) -> str:
     default=None,
     help="Draw the triples of the SPARQL CONSTRUCT (or DESCRIBE) query in FILE.rq.",
 )
-@click.option(
-    "--limit",
-    type=click.IntRange(min=0),
-    default=300,
-    show_default=True,
-    help="Most nodes drawn: the concepts in most papers (the map), the papers naming most concepts (--papers), else the most central; the page says what was left out (0: all).",
+@_limit_option(
+    300,
+    "Most nodes drawn: the concepts in most papers (the map), the papers naming most concepts (--papers), else the most central; "
+    "the page says what was left out",
 )
 @click.option(
     "--out",
     "-o",
     type=click.Path(path_type=Path),
     default=None,
-    help="Output page (default: exports/kg.html for the concept map, exports/kg-papers.html, kg-graph.html, kg-focus-LABEL.html, kg-path-A--B.html ... for the others).",
+    help="Output page (default: exports/kg.html for the concept map, exports/kg-papers.html, kg-graph.html, kg-focus-LABEL.html, "
+    "kg-path-A--B.html ... for the others; with another --store, the same names in STORE-exports/ beside that store).",
 )
 @click.option("--title", default=None, help="Page title (default: says what is drawn).")
 @click.option("--papers", is_flag=True, help="A map of papers, linked by the concepts they share (as `kg similar` weighs them).")
@@ -840,31 +964,25 @@ def viz(
     if depth is not None and focus is None:
         raise click.UsageError("--depth goes with --focus")
     from kg.graph import open_store
-    from kg.views import ViewSpec, draw
+    from kg.views import ViewSpec, default_out, draw
 
     if min_papers > 1 and chosen:
         raise click.UsageError("--min-papers goes with the concept map (no --focus, --path, --community, --query, --papers or --whole)")
     ends = (path_ends[0], path_ends[1]) if path_ends else None
     spec = ViewSpec(focus, depth or 1, ends, community, query_file, limit, title, papers, whole, min_papers)
-    view, page = draw(open_store(_store_path(store)), spec, out)
+    view, page = draw(open_store(_store_path(store)), spec, out or _default_output(default_out(spec), store))
     click.echo(f"Wrote {page}: {len(view.nodes)} nodes, {len(view.edges)} links (open it in a browser).")
 
 
 @cli.command()
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["ttl", "nt", "jsonld", "trig", "nq", "all"]),
-    default="ttl",
-    show_default=True,
-    help="Turtle, N-Triples, JSON-LD, TriG, N-Quads, or all (the first four).",
-)
+@_format_option("ttl", "nt", "jsonld", "trig", "nq", "all", help="Turtle, N-Triples, JSON-LD, TriG, N-Quads, or all (the first four).")
 @click.option(
     "--out",
     "-o",
     type=click.Path(path_type=Path),
     default=None,
-    help="Output file (default: exports/kg.FORMAT); with --format all, a folder (default: exports).",
+    help="Output file (default: exports/kg.FORMAT); with --format all, a folder (default: exports). "
+    "With another --store, the default is STORE-exports/ beside that store.",
 )
 @click.option(
     "--graph",
@@ -891,7 +1009,9 @@ def export(fmt: str, out: Path | None, graph_iri: str | None, license_iri: str |
 
     graph = open_store(_store_path(store))
     formats = ["ttl", "nt", "jsonld", "trig"] if fmt == "all" else [fmt]
-    folder = (out or DEFAULT_EXPORT.parent) if fmt == "all" else (out or DEFAULT_EXPORT).parent
+    folder = (
+        (out or _default_output(DEFAULT_EXPORT.parent, store)) if fmt == "all" else (out or _default_output(DEFAULT_EXPORT, store)).parent
+    )
     if folder.exists() and not folder.is_dir():
         raise click.BadParameter(
             f"{folder} is a file; with --format all, --out names a folder" if fmt == "all" else f"{folder} is a file, not a folder",
@@ -912,10 +1032,10 @@ def export(fmt: str, out: Path | None, graph_iri: str | None, license_iri: str |
 
 @cli.command()
 @click.argument("file", required=False, type=click.Path(path_type=Path))
-@click.option("--limit", type=click.IntRange(min=0), default=20, show_default=True, help="Example violations to list (0: all).")
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
+@_limit_option(20, "Example violations to list")
+@_table_options("csv", "json")
 @_STORE_OPTION
-def validate(file: Path | None, limit: int, fmt: str, store: Path | None) -> None:
+def validate(file: Path | None, limit: int, fmt: str, max_width: int | None, store: Path | None) -> None:
     """Check the graph against the SHACL shapes (ontology/shapes.ttl) with pySHACL.
 
     Validates the store, or FILE (Turtle, N-Triples, JSON-LD, TriG ...) when
@@ -937,10 +1057,10 @@ def validate(file: Path | None, limit: int, fmt: str, store: Path | None) -> Non
     else:
         summary = [[count, constraint, path, message] for constraint, path, message, count in report.summary()]
         click.echo(f"Does not conform: {len(report.violations)} violations in {report.triples} triples.\n")
-        click.echo(_tabular(["count", "constraint", "path", "message"], summary, fmt), nl=False)
+        click.echo(_tabular(["count", "constraint", "path", "message"], summary, fmt, max_width), nl=False)
         examples = report.violations if limit == 0 else report.violations[:limit]
         rows = [[v.focus, v.path, v.constraint, v.value] for v in examples]
-        click.echo("\n" + _tabular(["focus node", "path", "constraint", "value"], rows, fmt), nl=False)
+        click.echo("\n" + _tabular(["focus node", "path", "constraint", "value"], rows, fmt, max_width), nl=False)
     if not report.conforms:
         raise click.exceptions.Exit(1)
 
@@ -1028,12 +1148,21 @@ def push(endpoint: str, graph_iri: str | None, update_endpoint: str | None, chun
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("words", nargs=-1, type=click.UNPROCESSED, metavar="NAME [--PARAM VALUE]...")
 @click.option("--evidence", is_flag=True, help="Also show the evidence columns (the paper and the sentence behind each row).")
-@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
-@click.option("--limit", type=click.IntRange(min=0), default=0, show_default=True, help="At most this many rows (0: all).")
+@_table_options("csv", "json")
+@_limit_option(0, "At most this many rows")
 @click.option("--list", "list_library", is_flag=True, help="Describe each named question and its parameters, and exit.")
 @_TIMEOUT_OPTION
 @_STORE_OPTION
-def ask(words: tuple[str, ...], evidence: bool, fmt: str, limit: int, list_library: bool, timeout: float, store: Path | None) -> None:
+def ask(
+    words: tuple[str, ...],
+    evidence: bool,
+    fmt: str,
+    max_width: int | None,
+    limit: int,
+    list_library: bool,
+    timeout: float,
+    store: Path | None,
+) -> None:
     """Ask a named question: run library query NAME with its parameters given as --PARAM VALUE.
 
     For example `kg ask methods-on-dataset --dataset Waymo` or `kg ask
@@ -1065,7 +1194,7 @@ def ask(words: tuple[str, ...], evidence: bool, fmt: str, limit: int, list_libra
     rows = [list(row) for row in answer.rows]
     if fmt == "table":
         rows = [[short_iri(v) if isinstance(v, str) else v for v in row] for row in rows]
-    click.echo(_tabular(list(answer.columns), rows, fmt), nl=False)
+    click.echo(_tabular(list(answer.columns), rows, fmt, max_width), nl=False)
     if fmt == "table":
         click.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
 
@@ -1112,9 +1241,12 @@ def _show_warning(message, category, filename, lineno, file=None, line=None, _de
 def _one_line(message) -> str:
     """A message as one line, whatever text (a query, a file's content, a file
     name with terminal escapes) it quotes."""
-    from kg.query.results import printable
-
-    return printable(" ".join(str(message).splitlines()))
+    text = " ".join(str(message).splitlines())
+    try:
+        from kg.query.results import printable
+    except ImportError:  # a dependency missing (what is being reported, maybe): ascii() escapes every control too
+        return ascii(text)[1:-1]
+    return printable(text)
 
 
 def _terminating(pid: int):
@@ -1167,6 +1299,14 @@ def _run(argv: list[str] | None, debug: bool) -> int:
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
+    except ModuleNotFoundError as exc:  # an install without one of kg's dependencies
+        if debug:
+            raise
+        click.echo(
+            f"kg: error: {_one_line(exc)}: kg is not installed with all its dependencies; reinstall it (pip install -e . in its checkout)",
+            err=True,
+        )
+        return EXIT_INTERNAL
     except Exception as exc:  # noqa: BLE001 - the last line of defence for users
         if debug:
             raise

@@ -42,6 +42,7 @@ from kg.link.concepts import ConceptLinker
 from kg.link.hierarchy import head_noun_link, hearst_links, load_hearst_patterns
 from kg.link.identity import component_iri, source_iri
 from kg.records import BroaderLink, Concept, Extraction, LinkedPaper
+from kg.vocab import ontology_file
 
 __all__ = ["Increment", "add_papers", "settings_digest"]
 
@@ -63,6 +64,8 @@ def settings_digest(extractors: Sequence[Extractor]) -> str | None:
         # Training code never runs in a build: retraining changes the weights, which count.
         if path.is_file() and "__pycache__" not in path.parts and path.relative_to(_PACKAGE).parts[0] != "training":
             code.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())
+    # the ontology is in every store, and the relation signatures the builder reads come from it
+    code.update(b"ontology/kg.ttl\0" + ontology_file("kg.ttl").read_bytes())
     return hashlib.sha256("\n".join([*parts, code.hexdigest()]).encode()).hexdigest()
 
 

@@ -76,13 +76,16 @@ class Paper:
     source: SourceRef
     title: str | None = None
     authors: tuple[str, ...] = ()
+    orcids: tuple[str | None, ...] = ()  # beside ``authors``, one per author (None where unknown), or empty
     venue: str | None = None
     year: int | None = None
     date: str | None = None  # ISO 8601 "YYYY-MM" or "YYYY-MM-DD" when the source is that precise; ``year`` agrees
     area: str | None = None
-    categories: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()  # subject categories, or keywords where the source has those
     award: str | None = None
-    doi: str | None = None
+    doi: str | None = None  # bare and lower-cased: kg.corpus.ids.normalise_doi
+    arxiv_id: str | None = None  # without "arXiv:" or version: "2502.05628", "cs/0112017"
+    pmid: str | None = None  # PubMed id, digits only
     url: str | None = None  # a valid IRI when it starts with WEB_SCHEMES
     source_id: str | None = None  # the identifier the source itself uses, if any
     extra: tuple[tuple[str, str], ...] = ()  # unknown JSONL keys, as (key, JSON text)
@@ -115,6 +118,7 @@ class Rejected:
 class LinkedAuthor:
     iri: str
     name: str  # display form: the first spelling seen in the corpus
+    orcid: str | None = None  # https://orcid.org/... when a source gives one
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pyoxigraph import NamedNode
+from pyoxigraph import NamedNode, Quad, RdfFormat, parse
 
 __all__ = [
     "Namespace",
@@ -30,6 +30,7 @@ __all__ = [
     "PREFIXES",
     "resource",
     "ontology_file",
+    "ontology_quads",
 ]
 
 
@@ -57,7 +58,7 @@ KG = Namespace(
     Paper Concept Method Dataset Task Metric Claim Mention Topic Venue
     Authorship SourceFile SourceRecord RelationMention
     mentions proposes hasClaim evaluatedOn usedFor uses outperforms comparedWith trainedOn benchmarkFor
-    hasAuthorship author authorPosition award derivedLabel nameKey
+    hasAuthorship author authorPosition award derivedLabel nameKey arxivId orcid
     hasMention mentionOf inPaper startOffset endOffset sentenceStart sentenceEnd
     sentence confidence
     SurfaceForm hasForm mergeRule mergeNote mentionCount BroaderEvidence rule
@@ -73,7 +74,7 @@ DCTERMS = Namespace(
     "title abstract creator subject identifier isPartOf issued format created license rights description publisher",
 )
 FOAF = Namespace("http://xmlns.com/foaf/0.1/", "Person name page")
-BIBO = Namespace("http://purl.org/ontology/bibo/", "doi")
+BIBO = Namespace("http://purl.org/ontology/bibo/", "doi pmid")
 VOID = Namespace(
     "http://rdfs.org/ns/void#",
     "Dataset triples entities distinctSubjects distinctObjects properties classes classPartition propertyPartition "
@@ -138,3 +139,10 @@ def ontology_file(name: str) -> Path:
         if (folder / name).is_file():
             return folder / name
     raise FileNotFoundError(f"ontology file {name!r} not found; reinstall kg (`pip install -e .`)")
+
+
+def ontology_quads() -> list[Quad]:
+    """The triples of ``ontology/kg.ttl``, in the default graph: every store
+    kg builds holds them beside the data (:func:`kg.graph.store.write_store`),
+    so that its queries and exports carry the class hierarchy with them."""
+    return list(parse(path=ontology_file("kg.ttl"), format=RdfFormat.TURTLE))

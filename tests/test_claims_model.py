@@ -75,7 +75,7 @@ def test_deduplication_drops_exactly_the_32_test_abstracts_the_readme_lists():
 def test_loader_errors_name_the_problem(tmp_path):
     with pytest.raises(CorpusError, match="unknown CSAbstruct split 'validation'"):
         load_csabstruct("validation", root=tmp_path)
-    with pytest.raises(CorpusError, match=r"csabstruct[/\\]dev\.jsonl.*pass root=PATH"):
+    with pytest.raises(CorpusError, match=r"csabstruct[/\\]dev\.jsonl.*kg eval --benchmarks DIR"):
         load_csabstruct("dev", root=tmp_path)
 
 

@@ -34,7 +34,7 @@ def test_full_record(tmp_path):
 
 
 def test_missing_title_and_unknown_keys(tmp_path):
-    path = write(tmp_path, "", json.dumps({"abstract": "Only an abstract here.", "arxiv_id": "2401.1", "score": [1, 2]}))
+    path = write(tmp_path, "", json.dumps({"abstract": "Only an abstract here.", "comments": "v2: 9 pages", "score": [1, 2]}))
     (paper,) = read_file(path)
     assert paper.title is None and paper.display_label == "Only an abstract here."
     assert paper.source.line == 2  # the blank first line is skipped but counted

@@ -163,9 +163,10 @@ def test_eval_runs_what_it_finds_and_says_where_the_rest_is_expected(run, tmp_pa
         "eval", "--benchmarks", benchmarks, "--shared", shared, "--devset", tmp_path / "none.jsonl", "--format", "json", "-q"
     )
     assert code == 0
-    skipped = err.splitlines()
+    *skipped, recap = err.splitlines()
     # Everything but SciREX and the held-out arXiv test set: SciER test and test_ood, SciERC, CSAbstruct, the dev set, arXiv dev.
     assert len(skipped) == 6 and all(line.startswith("kg: skipped ") for line in skipped)
+    assert recap.startswith("kg: ran 1 (SciREX test (hash split)); skipped 6 (")
     assert any(str(benchmarks / "scier" / "test.jsonl") in line and "--benchmarks DIR" in line for line in skipped)
     assert any(str(shared / "corpora" / "arxiv-cs-2025" / "abstracts.jsonl.gz") in line and "--shared DIR" in line for line in skipped)
     assert any(str(tmp_path / "none.jsonl") in line and "--devset" in line for line in skipped)
@@ -198,18 +199,3 @@ def test_quality_never_runs_the_held_out_set_unless_asked():
     assert "arxiv-test" not in quality.benchmark_names((), held_out=False)
     assert "arxiv-test" not in quality.benchmark_names(("arxiv-test", "devset"), held_out=False)
     assert "arxiv-test" in quality.benchmark_names((), held_out=True)
-
-
-def test_quality_writes_the_table_between_the_markers(tmp_path):
-    quality = _quality()
-    readme = tmp_path / "README.md"
-    readme.write_text("before\n<!-- quality -->\nold\n<!-- /quality -->\nafter\n", encoding="utf-8")
-    rows = [
-        EvalRow("SciER test", "model", "concept mentions (3 types)", "all", prf({1, 2}, {1}), "default"),
-        EvalRow("SciER test", "rules", "concept mentions (3 types)", "all", prf({1, 2}, set()), "baseline"),
-    ]
-    quality.write_readme(readme, rows)
-    text = readme.read_text(encoding="utf-8")
-    assert text.startswith("before\n<!-- quality -->\n") and text.endswith("<!-- /quality -->\nafter\n") and "old" not in text
-    # F1 of 1 right of 2 gold and 1 predicted is 66.7; the baseline pipeline found nothing; the figure is 68.5.
-    assert "| SciER test | concept mentions (3 types) | all | 66.7 | 0.0 | 68.5 | spaCy ner from scratch" in text

@@ -84,7 +84,8 @@ def test_kill_9_mid_build_keeps_the_previous_store_and_a_second_build_is_refused
     # The next build succeeds (and clears what the killed one left beside the store).
     assert main(["build", "--no-extract", "--quiet", "--store", str(store), str(CORPUS)]) == 0
     assert answers(store)[1][0] == "papers\r\n266\r\n"  # the shipped corpus: 26 conference + 240 daily papers
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith((".store", "store"))) == ["store", "store.lock"]
+    # its page goes beside the store (STORE-exports/), never into the main exports/
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith((".store", "store"))) == ["store", "store-exports", "store.lock"]
 
 
 @pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "kill"])

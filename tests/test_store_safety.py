@@ -193,18 +193,18 @@ def previous(here, run):
     """A store of OLD and its page, as `kg build` left them."""
     assert run("build", "--no-extract", "--quiet", "--store", "store", jsonl(here / "old.jsonl", OLD))[0] == 0
     jsonl(here / "new.jsonl", NEW)
-    return content(here / "store"), (here / "exports" / "kg.html").read_bytes()
+    return content(here / "store"), (here / "store-exports" / "kg.html").read_bytes()
 
 
 def _page_cannot_be_written_before_the_swap(here: Path) -> None:
-    (here / "exports" / "kg.html").rename(here / "kg.html")
-    (here / "exports").rmdir()
-    (here / "exports").write_text("a file where the folder should be\n", encoding="utf-8")
+    (here / "store-exports" / "kg.html").rename(here / "kg.html")
+    (here / "store-exports").rmdir()
+    (here / "store-exports").write_text("a file where the folder should be\n", encoding="utf-8")
 
 
 def _page_cannot_be_put_in_place(here: Path) -> None:
-    (here / "exports" / "kg.html").rename(here / "kg.html")
-    (here / "exports" / "kg.html").mkdir()  # written beside it fine; the rename over it fails, after the store swap
+    (here / "store-exports" / "kg.html").rename(here / "kg.html")
+    (here / "store-exports" / "kg.html").mkdir()  # written beside it fine; the rename over it fails, after the store swap
 
 
 @pytest.mark.parametrize(
@@ -213,12 +213,12 @@ def _page_cannot_be_put_in_place(here: Path) -> None:
 def test_a_page_that_cannot_be_written_leaves_the_store_as_it_was(here, run, previous, spoil):
     store_before, _ = previous
     spoil(here)
-    exports = snapshot(here / "exports") if (here / "exports").is_dir() else None
+    exports = snapshot(here / "store-exports") if (here / "store-exports").is_dir() else None
     code, _, err = run("build", "--no-extract", "--quiet", "--store", "store", "new.jsonl")
-    assert code == 2 and err.startswith("kg: error: exports/kg.html: cannot write the page (") and len(err.splitlines()) == 1
+    assert code == 2 and err.startswith("kg: error: store-exports/kg.html: cannot write the page (") and len(err.splitlines()) == 1
     assert content(here / "store") == store_before
-    assert (snapshot(here / "exports") if exports is not None else None) == exports  # no temporary page left
-    assert sorted(p.name for p in here.iterdir() if "store" in p.name) == ["store", "store.lock"]
+    assert (snapshot(here / "store-exports") if exports is not None else None) == exports  # no temporary page left
+    assert sorted(p.name for p in here.iterdir() if "store" in p.name) == ["store", "store-exports", "store.lock"]
 
 
 # A `python -m kg build` whose page step takes as long as a test needs to interrupt it.
@@ -253,8 +253,8 @@ def test_ctrl_c_or_kill_during_the_page_step_leaves_store_and_page_as_they_were(
     _, err = process.communicate(timeout=30)
     assert process.returncode == 130 and err.splitlines()[-1] == "kg: aborted" and "Traceback" not in err, err
     assert content(here / "store") == store_before
-    assert snapshot(here / "exports") == {"kg.html": page_before}  # the previous page, no temporary beside it
-    assert sorted(p.name for p in here.iterdir() if "store" in p.name) == ["store", "store.lock"]
+    assert snapshot(here / "store-exports") == {"kg.html": page_before}  # the previous page, no temporary beside it
+    assert sorted(p.name for p in here.iterdir() if "store" in p.name) == ["store", "store-exports", "store.lock"]
 
 
 def test_a_signal_during_the_swap_is_too_late_and_the_build_completes(here):

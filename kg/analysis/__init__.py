@@ -2,7 +2,7 @@
 SPARQL) and the algorithms behind `kg top`, `kg communities`, `kg path` and
 `kg similar`. NetworkX stays in this package."""
 
-from kg.analysis.centrality import MEASURES, NODE_TYPES, Ranked, top
+from kg.analysis.centrality import DEFAULT_MEASURE, MEASURES, NODE_TYPES, Ranked, top
 from kg.analysis.communities import Community, communities
 from kg.analysis.names import UnknownNameError, find_nodes, resolve
 from kg.analysis.paths import Hop, Path, PathError, paths
@@ -19,6 +19,7 @@ from kg.analysis.projections import (
 from kg.analysis.similarity import SimilarPaper, similar
 
 __all__ = [
+    "DEFAULT_MEASURE",
     "MEASURES",
     "NODE_TYPES",
     "Community",

@@ -1,14 +1,19 @@
 """Corpus readers: one module per input format, each yielding :class:`kg.records.Paper`.
 
-To add a format, write a module with ``NAME``, ``SUFFIXES``, ``looks_like(text)``
-and ``read(text, source)``, and list it in ``READERS`` below. ``read`` may also
-yield :class:`kg.records.Rejected` for a record it cannot use.
+To add a format, write a module with ``NAME``, ``SUFFIXES``, ``looks_like(head)``
+(given the file's first 64 KB of text) and ``read(text, file_name, sha256)``,
+and list it in ``READERS`` below. ``read`` may also yield
+:class:`kg.records.Rejected` for a record it cannot use. A reader of a line
+format may also have ``read_lines(lines, file_name, sha256)``: a gzipped file
+(recognised by its magic bytes, named ``x.jsonl.gz`` or not) is then read as a
+stream of lines and never held decompressed (JSON Lines, PubMed and Atom XML);
+other readers get its whole text.
 
 Bad input is handled at two levels. A whole file that cannot be read (missing,
 not a regular file, empty, binary, UTF-16, not UTF-8, no papers in it) is an
 error. A single bad record (a line that is not JSON or has no abstract, an
 abstract over ``MAX_ABSTRACT_CHARS``, a url that is no valid IRI, a paper
-repeated with a different abstract) is skipped, and each file's skips are
+the same file repeats with a different abstract) is skipped, and each file's skips are
 reported in one :class:`kg.errors.CorpusWarning` that counts them;
 ``strict=True`` makes the first one an error instead.
 
@@ -19,17 +24,22 @@ neither a crash nor a command to the terminal.
 
 from __future__ import annotations
 
+import codecs
+import gzip
 import hashlib
+import io
 import os
+import re
 import stat
 import warnings
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kg.corpus import conference, daily, jsonl
+from kg.corpus import arxiv, atom, bibtex, conference, csljson, daily, jsonl, openalex, pubmed, ris, semanticscholar
 from kg.errors import CorpusError, CorpusWarning
 from kg.records import Paper, Rejected
 from kg.text import is_blank, match_key
@@ -59,8 +69,11 @@ MAX_WORD_CHARS = 500
 #: Longer titles, names, venues, categories, DOIs, URLs or ids are skipped too.
 MAX_FIELD_CHARS = 2_000
 
-#: Readers in the order content sniffing tries them; the last is the fallback for text.
-READERS = {module.NAME: module for module in (jsonl, conference, daily)}
+#: Readers in the order content sniffing tries them (the most particular
+#: first); the last is the fallback for text.
+READERS = {
+    module.NAME: module for module in (pubmed, atom, bibtex, ris, openalex, semanticscholar, arxiv, csljson, jsonl, conference, daily)
+}
 
 # Files in a corpus folder that are documentation, not papers.
 _SKIPPED_NAMES = {"readme.md", "readme.txt", "readme", "license", "license.txt"}
@@ -94,23 +107,82 @@ def _not_regular(mode: int) -> str | None:
     return next((kind for test, kind in kinds.items() if test(mode)), "of an unknown kind")
 
 
+#: How much of a gzipped file is decompressed to recognise its format and
+#: check its encoding before it is read as a stream.
+HEAD_BYTES = 1 << 16
+
+
 @dataclass(frozen=True)
 class SourceText:
-    """A decoded input file and what identifies it in the graph."""
+    """An input file and what identifies it in the graph (the hash of its bytes
+    as stored, so compressed when it is gzipped).
+
+    ``text`` is the whole decoded file; ``head`` its beginning, enough to
+    recognise the format; ``lines()`` its lines one at a time, which is how a
+    gzipped JSON Lines file is read without ever holding it decompressed.
+    """
 
     path: Path
-    text: str
     sha256: str
+    data: bytes  # the file's bytes, gzip-compressed when ``compressed``
+    compressed: bool = False
+    head: str = ""
+    decoded: str | None = field(default=None, repr=False)  # the text of a file that is not compressed
 
     @property
     def file_name(self) -> str:
         return shown(self.path.name)
+
+    @property
+    def text(self) -> str:
+        if self.decoded is not None:
+            return self.decoded
+        return _decode(self.path, self._stream().read())
+
+    def lines(self) -> Iterator[str]:
+        """The lines of the text, without their ends (\\n, \\r\\n or \\r)."""
+        if not self.compressed:
+            yield from _split_lines(self.text)
+            return
+        stream = io.TextIOWrapper(self._stream(), encoding="utf-8-sig", newline="")
+        number = 0
+        try:
+            for number, line in enumerate(stream, start=1):  # noqa: B007 - read in the except below
+                yield line.rstrip("\r\n")
+        except UnicodeDecodeError:
+            raise CorpusError(
+                f"{self.file_name}: not UTF-8 text after line {number}; convert it first, e.g. iconv -f latin1 -t utf-8"
+            ) from None
+        except (OSError, EOFError, zlib.error) as exc:
+            raise CorpusError(f"{shown(self.path)}: broken gzip data after line {number} ({exc})") from None
+
+    def _stream(self) -> gzip.GzipFile:
+        return gzip.GzipFile(fileobj=io.BytesIO(self.data), mode="rb")
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _split_lines(text: str) -> Iterator[str]:
+    start = 0
+    for match in _LINE_END.finditer(text):
+        yield text[start : match.start()]
+        start = match.end()
+    if start < len(text):
+        yield text[start:]
+
+
+def _suffix(path: Path) -> str:
+    """The suffix that names the format: ``.jsonl`` for ``x.jsonl.gz``."""
+    name = path.name.lower()
+    return Path(name[:-3]).suffix if name.endswith(".gz") else Path(name).suffix
 
 
 def corpus_files(paths: Iterable[str | Path]) -> list[Path]:
     """Expand folders into their paper files (sorted, so builds are reproducible)."""
     files: list[Path] = []
     suffixes = {s for reader in READERS.values() for s in reader.SUFFIXES}
+    suffixes |= {s + ".gz" for s in suffixes}
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
@@ -118,7 +190,7 @@ def corpus_files(paths: Iterable[str | Path]) -> list[Path]:
                 p
                 for p in path.rglob("*")
                 if p.is_file()
-                and p.suffix.lower() in suffixes
+                and (_suffix(p) + (".gz" if p.name.lower().endswith(".gz") else "")) in suffixes
                 and p.name.lower() not in _SKIPPED_NAMES
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
             )
@@ -170,6 +242,24 @@ def load_source(path: Path) -> SourceText:
         data = _read_regular(path)
     except OSError as exc:
         raise CorpusError(f"{name}: cannot read ({exc.strerror or exc})") from exc
+    sha256 = hashlib.sha256(data).hexdigest()
+    if not data.startswith(b"\x1f\x8b"):
+        text = _decode(path, data)
+        return SourceText(path=path, sha256=sha256, data=data, head=text[:HEAD_BYTES], decoded=text)
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb") as stream:
+            head = stream.read(HEAD_BYTES)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise CorpusError(f"{name}: not readable gzip data ({exc})") from None
+    # the head is checked as a whole file is; a character cut at its end is not an error
+    text = _decode(path, head, partial=len(head) == HEAD_BYTES)
+    return SourceText(path=path, sha256=sha256, data=data, compressed=True, head=text)
+
+
+def _decode(path: Path, data: bytes, partial: bool = False) -> str:
+    """The text of ``data``, refusing what is not UTF-8 text with a one-line
+    CorpusError that says what it is instead."""
+    name = shown(path)
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise CorpusError(f"{name}: UTF-16 text, not UTF-8; convert it first, e.g. iconv -f utf-16 -t utf-8")
     if (encoding := _utf16_without_bom(data)) is not None:
@@ -179,37 +269,39 @@ def load_source(path: Path) -> SourceText:
     if (nul := data.find(b"\x00")) >= 0:
         raise CorpusError(f"{name}: a binary file, not text (NUL byte at offset {nul}); remove it or give only the corpus files")
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig") if not partial else codecs.getincrementaldecoder("utf-8-sig")().decode(data)
     except UnicodeDecodeError as exc:
         raise CorpusError(
             f"{name}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); convert it first, e.g. iconv -f latin1 -t utf-8"
         ) from exc
     if is_blank(text):
         raise CorpusError(f"{name}: file is empty (or holds only spaces and invisible characters)")
-    return SourceText(path=path, text=text, sha256=hashlib.sha256(data).hexdigest())
+    return text
 
 
 def detect_format(source: SourceText) -> str:
     """Pick a reader by extension when only one claims it, else by content
     (readers are tried in ``READERS`` order: the most particular first)."""
-    suffix = source.path.suffix.lower()
+    suffix = _suffix(source.path)
     claimed = [name for name, reader in READERS.items() if suffix in reader.SUFFIXES]
     if len(claimed) == 1:
         return claimed[0]
     for name, reader in READERS.items():
-        if reader.looks_like(source.text):
+        if reader.looks_like(source.head):
             return name
     raise CorpusError(f"{shown(source.path)}: unknown corpus format; force one with --format {'|'.join(READERS)}")
 
 
 @dataclass
 class _Seen:
-    """What earlier records said, to catch a paper repeated with a different abstract."""
+    """What earlier records of a file said, to catch a paper it repeats with a
+    different abstract. Across files that is not an error: two sources of one
+    paper may word or mark up its abstract differently (linking merges them)."""
 
     by_doi: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # doi -> (where, abstract key)
-    by_id: dict[tuple[Path, str], tuple[str, bytes]] = field(default_factory=dict)  # (file, id) -> (where, abstract key)
+    by_id: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # id -> (where, abstract key)
 
-    def conflict(self, paper: Paper, path: Path, where: str) -> str | None:
+    def conflict(self, paper: Paper, where: str) -> str | None:
         """Why ``paper`` contradicts an earlier record, or None (and remember it)."""
         # a digest, not the folded abstract itself: 100k records would keep 140 MB of keys
         key = hashlib.sha256(match_key(paper.abstract).encode("utf-8", "surrogatepass")).digest()
@@ -217,7 +309,7 @@ class _Seen:
         if paper.doi:
             claims.append((self.by_doi, paper.doi, f"DOI {paper.doi}"))
         if paper.source_id:
-            claims.append((self.by_id, (path, paper.source_id), f"id {paper.source_id!r}"))
+            claims.append((self.by_id, paper.source_id, f"id {paper.source_id!r}"))
         for table, name, what in claims:
             earlier = table.get(name)
             if earlier is not None and earlier[1] != key:
@@ -251,7 +343,7 @@ def _skips(file_name: str, skipped: list[Rejected]) -> str:
     return f"{counts}; first at line {first.line}: {reason}"
 
 
-def read_file(path: str | Path, format: str | None = None, strict: bool = False, _seen: _Seen | None = None) -> Iterator[Paper]:
+def read_file(path: str | Path, format: str | None = None, strict: bool = False) -> Iterator[Paper]:
     """Read one file with the given reader, or the one :func:`detect_format` picks.
 
     Bad records are skipped with one :class:`CorpusWarning` for the file that
@@ -262,14 +354,19 @@ def read_file(path: str | Path, format: str | None = None, strict: bool = False,
     name = format or detect_format(source)
     if name not in READERS:
         raise CorpusError(f"unknown format {name!r}; choose one of {', '.join(READERS)}")
-    seen = _seen if _seen is not None else _Seen()
+    seen = _Seen()
     count, skipped = 0, []
-    for record in READERS[name].read(source.text, source.file_name, source.sha256):
+    reader = READERS[name]
+    if source.compressed and hasattr(reader, "read_lines"):  # a stream, never decompressed whole
+        records = reader.read_lines(source.lines(), source.file_name, source.sha256)
+    else:
+        records = reader.read(source.text, source.file_name, source.sha256)
+    for record in records:
         if isinstance(record, Paper):
             where = f"{source.file_name}:{record.source.line}"
             if (long := _too_long(record)) is not None:
                 record = Rejected(record.source.line, "too long", f"{where}: {long}")
-            elif (conflict := seen.conflict(record, path, where)) is not None:
+            elif (conflict := seen.conflict(record, where)) is not None:
                 record = Rejected(record.source.line, "repeating a paper with a different abstract", conflict)
         if isinstance(record, Rejected):
             if strict:
@@ -291,6 +388,5 @@ def read_file(path: str | Path, format: str | None = None, strict: bool = False,
 def read_paths(paths: Iterable[str | Path], format: str | None = None, strict: bool = False) -> Iterator[Paper]:
     """Read every paper of the given files and folders, in a reproducible order
     (bad records: see :func:`read_file`)."""
-    seen = _Seen()
     for path in corpus_files(paths):
-        yield from read_file(path, format, strict, seen)
+        yield from read_file(path, format, strict)

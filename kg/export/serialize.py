@@ -2,8 +2,10 @@
 
 Triples are sorted (subject, predicate, object) before writing, and the
 prefixes are always the same, so the same graph gives the same bytes. Every
-export, like the triples in the store, is in the default graph; TriG and
-N-Quads put it in a named graph only when asked (``graph=``).
+export, like the triples in the store, is in the default graph, the
+ontology's among them (:mod:`kg.graph.store`), so an export validates against
+``ontology/shapes.ttl`` on its own; TriG and N-Quads put it in a named graph
+only when asked (``graph=``).
 
 The files of one export (say the four formats and ``void.ttl``) are first
 written to temporaries beside their targets, all of them, and only then

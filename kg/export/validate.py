@@ -1,7 +1,8 @@
 """SHACL validation of the graph against ``ontology/shapes.ttl``, with pySHACL.
 
 The ontology (``ontology/kg.ttl``) is mixed into the data graph so that
-``sh:class kg:Concept`` accepts a ``kg:Method``. A store is read through an
+``sh:class kg:Concept`` accepts a ``kg:Method``: a store and its exports hold
+it already, a file from elsewhere may not. A store is read through an
 N-Triples dump; a file through rdflib's parsers (format from its extension),
 a TriG or N-Quads file as the union of all its graphs, default and named.
 

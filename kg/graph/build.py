@@ -91,6 +91,10 @@ def _paper_triples(linked: LinkedPaper) -> Iterator[tuple]:
         yield node, KG.derivedLabel, Literal(paper.display_label)
     if paper.doi:
         yield node, BIBO.doi, Literal(paper.doi)
+    if paper.arxiv_id:
+        yield node, KG.arxivId, Literal(paper.arxiv_id)
+    if paper.pmid:
+        yield node, BIBO.pmid, Literal(paper.pmid)
     if paper.url:
         yield node, FOAF.page, NamedNode(paper.url) if paper.url.startswith(WEB_SCHEMES) else Literal(paper.url)
     if paper.source_id:
@@ -125,6 +129,8 @@ def _paper_triples(linked: LinkedPaper) -> Iterator[tuple]:
         yield person, RDF.type, FOAF.Person
         yield person, FOAF.name, Literal(author.name)
         yield person, KG.nameKey, name_key(author.name)
+        if author.orcid:
+            yield person, KG.orcid, NamedNode(author.orcid)
 
     yield from _source_triples(node, linked.sources)
 

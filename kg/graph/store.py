@@ -12,6 +12,12 @@ an Oxigraph database kg did not build) is refused before anything is written;
 so is anything of someone else's in the way of the swap. A ``--store`` that is
 a symbolic link keeps pointing where it pointed: the folder it points to is
 the one swapped, beside itself.
+
+Every store kg builds holds its ontology (``ontology/kg.ttl``) in the default
+graph beside the data, so a query can follow ``rdfs:subClassOf`` (``?c
+a/rdfs:subClassOf* kg:Concept``) and every export validates against
+``ontology/shapes.ttl`` on its own. An incremental build copies the store,
+ontology and all.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from pyoxigraph import Quad, Store
 
 from kg.errors import KgWarning, StoreError
 from kg.interrupts import held
+from kg.vocab import ontology_quads
 
 __all__ = [
     "DEFAULT_STORE",
@@ -157,14 +164,14 @@ def store_lock(path: str | Path, wait: bool = False) -> Iterator[None]:
 
 
 def write_store(quads: Iterable[Quad], path: str | Path = DEFAULT_STORE, finish: Finish | None = None) -> None:
-    """Write ``quads`` into a new store that replaces the one at ``path`` once
-    complete; if anything fails on the way, the new store is discarded.
+    """Write ``quads``, and the ontology's, into a new store that replaces the
+    one at ``path`` once complete; if anything fails on the way, the new store is discarded.
     ``finish(folder)`` may add files to the new store's folder before the swap
     (see :data:`Finish`). ``path`` must be a folder kg may replace (:func:`store_target`)."""
     store_target(path)  # refused before even the lock file is made
     with store_lock(path):
         _recover(_real(path))
-        _replace(store_target(path), lambda new: _fill(new, quads), finish, path)
+        _replace(store_target(path), lambda new: _fill(new, itertools.chain(ontology_quads(), quads)), finish, path)
 
 
 #: What :func:`update_store`'s edit function gets: a writable copy of the store, and the copy's folder.

@@ -1,8 +1,11 @@
 """IRI minting. Every IRI is a pure function of the content that identifies the
 thing, so the same input gives the same IRIs on any machine, in any run.
 
-- paper: ``paper/<hash>`` of its DOI when it has one, else of its abstract's
-  words (case, accents, punctuation and spacing ignored). The title is left
+- paper: ``paper/<hash>`` of its DOI when it has one, else of its arXiv id,
+  else of its PubMed id, else of its abstract's words (case, accents,
+  punctuation and spacing ignored). Records of one paper from several sources
+  are merged first (:mod:`kg.link.papers`), so the IRI comes from the
+  strongest identifier any of them gives. The title is left
   out on purpose: listings like "Daily Papers" give no titles, and the same
   paper read from a titled and an untitled source must be one node.
 - person: ``person/<slug>`` of the name's words ("Jérémy" and "Jeremy" meet).
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 from pyoxigraph import NamedNode
 
+from kg.corpus.fields import normalise_arxiv_id
 from kg.records import Paper, SourceRef
 from kg.text import match_key, short_hash, slugify
 from kg.vocab import resource
@@ -53,9 +57,17 @@ def text_key(paper: Paper) -> str:
 
 
 def paper_key(paper: Paper, known_text_key: str | None = None) -> str:
-    """What identifies a paper: its DOI, else its abstract's words (its
-    :func:`text_key`, which the caller may have computed already)."""
-    return "doi:" + paper.doi if paper.doi else known_text_key or text_key(paper)
+    """What identifies a paper: its DOI, else its arXiv id, else its PubMed id,
+    else its abstract's words (its :func:`text_key`, which the caller may have
+    computed already)."""
+    arxiv = paper.arxiv_id or (normalise_arxiv_id(paper.doi) if paper.doi else None)
+    if paper.doi and normalise_arxiv_id(paper.doi) is None:
+        return "doi:" + paper.doi
+    if arxiv:
+        return "arxiv:" + arxiv  # arXiv's own DOI names the same e-print
+    if paper.pmid:
+        return "pmid:" + paper.pmid
+    return known_text_key or text_key(paper)
 
 
 def paper_iri_for_key(key: str) -> NamedNode:

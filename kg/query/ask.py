@@ -1,12 +1,21 @@
 """Asking a named question: ``kg ask NAME --PARAM VALUE``.
 
-Runs a query of the library (``kg/query/library/*.rq``) with label
-parameters and returns plain records: column names and rows of strings,
-integers and booleans, ready for a table, CSV, JSON or a notebook. Values are
-bound as RDF literals (never pasted into the query text). A parameter
-declared as naming a concept, a paper or an author (``# param NAME (KIND):``)
-is checked first, so a misspelt name is an error with close matches rather
-than an empty answer.
+Runs a query of the library (``kg/query/library/*.rq``) with its parameters
+and returns plain records: column names and rows of strings, integers and
+booleans, ready for a table, CSV, JSON or a notebook. Values are bound as RDF
+terms (never pasted into the query text).
+
+A parameter declared as naming a concept, a paper or an author
+(``# param NAME (KIND):``) is resolved first (:func:`resolve`) and bound as
+the IRI of the node it names. Its value may be any name the node goes by (a
+concept's preferred or alternative labels, a paper's title or display label,
+a person's name; any case) or the node's IRI (``<...>``, bare, or prefixed
+as tables print it, ``concept:method-lora``). A value that names nothing is
+an error with close matches, never an empty answer. A name that several
+nodes go by ("VMR": a method, a dataset and a task of that name) answers for
+each of them: the query runs once per node, the most mentioned first, and
+the parameter's own column, which holds the node's IRI, tells the blocks of
+rows apart (an IRI picks one).
 
 Queries whose rows state a relation carry the evidence behind each row in
 columns named ``evidence...`` (``evidencePaper``, the paper's IRI, and
@@ -16,6 +25,9 @@ columns named ``evidence...`` (``evidencePaper``, the paper's IRI, and
 from __future__ import annotations
 
 import difflib
+import itertools
+import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -24,7 +36,8 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Store
 from kg.errors import KgError, QueryError
 from kg.query.concepts import UnknownConceptError, close_matches
 from kg.query.library import NamedQuery, find_query
-from kg.query.run import parse_param, run_query, text_literal
+from kg.query.run import QueryTimeout, parse_param, run_query, text_literal
+from kg.text import normalise_whitespace
 from kg.vocab import PREFIXES
 
 __all__ = [
@@ -35,6 +48,8 @@ __all__ = [
     "UnknownPaperError",
     "ask",
     "check_params",
+    "node_iri",
+    "resolve",
     "short_iri",
 ]
 
@@ -63,6 +78,9 @@ class UnknownPaperError(KgError):
 
 class UnknownAuthorError(KgError):
     """No person has the name asked for."""
+
+
+_ERRORS: dict[str, type[KgError]] = {"concept": UnknownConceptError, "paper": UnknownPaperError, "author": UnknownAuthorError}
 
 
 @dataclass(frozen=True)
@@ -126,72 +144,95 @@ def _suggest(name: str, candidates: list[str]) -> str:
     return f"; did you mean {', '.join(repr(by_fold[m]) for m in matches)}?" if matches else ""
 
 
-def _exists(store: Store, sparql: str, value: NamedNode | Literal) -> bool:
-    return any(True for _ in run_query(store, sparql, {"value": value}).solutions)
+_KIND_CLASSES = {
+    "concept": "?class IN (kg:Method, kg:Dataset, kg:Task, kg:Metric)",
+    "paper": "?class = kg:Paper",
+    "author": "?class = foaf:Person",
+}
+# What orders the nodes one name finds: the papers that mention the concept, that the person wrote.
+_KIND_PAPERS = {"concept": "OPTIONAL { ?paper kg:mentions ?node }", "paper": "", "author": "OPTIONAL { ?paper dcterms:creator ?node }"}
+_NAMED_BY = {"concept": "one of its labels", "paper": "its title or label", "author": "the name as the corpus spells it"}
+_PREFIXED = re.compile(r"([a-z]+):([\w.-]+)")
 
 
-def paper_term(value: str) -> NamedNode | Literal:
-    """A paper parameter's term: its IRI when the value is one (``<...>`` or a
-    bare ``http(s)://`` IRI), else the title or label as a string."""
-    iri = value[1:-1] if value.startswith("<") and value.endswith(">") else value
-    if iri.startswith(("http://", "https://")) and not any(c.isspace() for c in iri):
-        try:
-            return NamedNode(iri)
-        except ValueError:
-            pass
-    return text_literal(value)
+def node_iri(value: str) -> NamedNode | None:
+    """The IRI a parameter value spells, if it spells one: ``<...>``, a bare
+    ``http(s)://`` IRI, or a prefixed name as tables print it (``concept:method-lora``)."""
+    text = value.strip()
+    if text.startswith("<") and text.endswith(">"):
+        text = text[1:-1]
+    elif (prefixed := _PREFIXED.fullmatch(text)) and prefixed[1] in PREFIXES:
+        text = PREFIXES[prefixed[1]] + prefixed[2]
+    if not text.startswith(("http://", "https://")) or any(c.isspace() for c in text):
+        return None
+    try:
+        return NamedNode(text)
+    except ValueError:
+        return None
 
 
 def _strings(store: Store, sparql: str) -> list[str]:
     return [s["name"].value for s in run_query(store, sparql).solutions]
 
 
-def _check_concept(store: Store, param: str, value: str) -> None:
-    found = _exists(
-        store,
-        "SELECT ?value WHERE { ?c kg:nameKey ?valueKey ; a ?class . "
-        "FILTER (?class IN (kg:Method, kg:Dataset, kg:Task, kg:Metric)) } LIMIT 1",
-        text_literal(value),
+def _concept_hint(store: Store, value: str) -> str:
+    suggestions = close_matches(store, value)
+    if suggestions:
+        return f"; did you mean {', '.join(repr(s) for s in suggestions)}?"
+    return "; `kg concept NAME` finds a concept by any of its names"
+
+
+def _paper_hint(store: Store, value: str) -> str:
+    titles = _strings(store, "SELECT DISTINCT ?name WHERE { ?p a kg:Paper ; dcterms:title|rdfs:label ?name }")
+    containing = sorted(t for t in titles if value.casefold() in t.casefold())[:CLOSE_MATCHES]
+    if containing:
+        return f"; did you mean {', '.join(repr(t) for t in containing)}?"
+    return _suggest(value, titles) or "; give a paper's full title (any case), its display label or its IRI"
+
+
+def _author_hint(store: Store, value: str) -> str:
+    names = _strings(store, "SELECT DISTINCT ?name WHERE { ?person a foaf:Person ; foaf:name ?name }")
+    return _suggest(value, names) or "; give the name as the corpus spells it"
+
+
+def _unknown(store: Store, kind: str, param: str, value: str, iri: NamedNode | None) -> KgError:
+    where = f"(parameter {param})"
+    if iri is not None:
+        what = {"concept": "concept", "paper": "paper", "author": "person"}[kind]
+        return _ERRORS[kind](f"no {what} has the IRI {iri} {where}; give its IRI as kg prints it, or {_NAMED_BY[kind]}")
+    if kind == "concept":
+        return UnknownConceptError(f"no concept is called {value!r} {where}" + _concept_hint(store, value))
+    if kind == "paper":
+        return UnknownPaperError(f"no paper has the title or label {value!r} {where}" + _paper_hint(store, value))
+    return UnknownAuthorError(f"no author is called {value!r} {where}" + _author_hint(store, value))
+
+
+def resolve(store: Store, kind: str, param: str, value: str) -> list[NamedNode]:
+    """The nodes a ``kind`` parameter's value names: the node whose IRI it is
+    (:func:`node_iri`), or the concepts (papers, people) that go by it in any
+    case, the most mentioned concepts (most prolific people) first. :class:`UnknownConceptError`,
+    :class:`UnknownPaperError` or :class:`UnknownAuthorError`, with close
+    matches, when it names none."""
+    iri = node_iri(value)
+    sparql = (
+        "SELECT ?name ?node (COUNT(DISTINCT ?paper) AS ?papers) WHERE { ?nameKey (^kg:nameKey)? ?node . "
+        f"?node a ?class . FILTER ({_KIND_CLASSES[kind]}) {_KIND_PAPERS[kind]} }} GROUP BY ?name ?node ORDER BY DESC(?papers) ?node"
     )
-    if not found:
-        suggestions = close_matches(store, value)
-        hint = (
-            f"; did you mean {', '.join(repr(s) for s in suggestions)}?"
-            if suggestions
-            else "; `kg concept NAME` finds a concept by any of its names"
-        )
-        raise UnknownConceptError(f"no concept is called {value!r} (parameter {param}){hint}")
+    term = iri if iri is not None else text_literal(normalise_whitespace(value))
+    nodes = [s["node"] for s in run_query(store, sparql, {"name": term}).solutions if isinstance(s["node"], NamedNode)]
+    if not nodes:
+        raise _unknown(store, kind, param, value, iri)
+    return nodes
 
 
-def _check_paper(store: Store, param: str, value: str) -> None:
-    found = _exists(
-        store,
-        "SELECT ?value WHERE { { ?p kg:nameKey ?valueKey } UNION { BIND (?value AS ?p) } ?p a kg:Paper } LIMIT 1",
-        paper_term(value),
-    )
-    if not found:
-        titles = _strings(store, "SELECT DISTINCT ?name WHERE { ?p a kg:Paper ; dcterms:title|rdfs:label ?name }")
-        containing = sorted(t for t in titles if value.casefold() in t.casefold())[:CLOSE_MATCHES]
-        if containing:
-            hint = f"; did you mean {', '.join(repr(t) for t in containing)}?"
-        else:
-            hint = _suggest(value, titles) or "; give a paper's full title (any case), its display label or its IRI"
-        raise UnknownPaperError(f"no paper has the title or label {value!r} (parameter {param}){hint}")
-
-
-def _check_author(store: Store, param: str, value: str) -> None:
-    found = _exists(
-        store,
-        "SELECT ?value WHERE { ?person kg:nameKey ?valueKey ; a foaf:Person } LIMIT 1",
-        text_literal(value),
-    )
-    if not found:
-        names = _strings(store, "SELECT DISTINCT ?name WHERE { ?person a foaf:Person ; foaf:name ?name }")
-        hint = _suggest(value, names) or "; give the name as the corpus spells it"
-        raise UnknownAuthorError(f"no author is called {value!r} (parameter {param}){hint}")
-
-
-_CHECKS = {"concept": _check_concept, "paper": _check_paper, "author": _check_author}
+def _time_left(timeout: float | None, started: float) -> float | None:
+    """What is left of ``timeout`` (None: run in this thread; 0: no limit) for the next run."""
+    if not timeout:
+        return timeout
+    left = timeout - (time.monotonic() - started)
+    if left <= 0:
+        raise QueryTimeout(timeout)
+    return left
 
 
 def ask(
@@ -205,33 +246,39 @@ def ask(
 ) -> Answer:
     """Run the library query ``name`` with ``params`` (parameter name -> value).
 
-    Values of parameters declared as a concept, paper or author must name one
-    (case-insensitively), else :class:`UnknownConceptError`,
-    :class:`UnknownPaperError` or :class:`UnknownAuthorError` says so with
-    close matches. Other values are bound as ``kg query --param`` binds them
-    (``<...>`` makes an IRI). ``evidence=False`` drops the ``evidence...``
-    columns; ``limit`` keeps the first rows only. ``timeout`` (seconds, 0: no
-    limit) runs the query as :func:`kg.query.run.run_query` says.
+    A parameter declared as a concept, paper or author is bound as the IRI of
+    the node its value names (:func:`resolve`); a value several nodes go by
+    runs the query once per node, in :func:`resolve`'s order, and the answers
+    follow one another. Other values are bound as ``kg query --param`` binds
+    them (``<...>`` makes an IRI). ``evidence=False`` drops the
+    ``evidence...`` columns; ``limit`` keeps the first rows only. ``timeout``
+    (seconds for all the runs, 0: no limit) runs the query as
+    :func:`kg.query.run.run_query` says.
     """
     params = dict(params or {})
     named = find_query(name)
     check_params(named, params)
-    bindings: dict[str, NamedNode | Literal] = {}
-    for param, value in params.items():
-        kind = named.kinds.get(param)
-        if kind:
-            _CHECKS[kind](store, param, value)
-            bindings[param] = paper_term(value) if kind == "paper" else text_literal(value)
-        else:
-            bindings[param] = parse_param(value)
-    result = run_query(store, named.sparql, bindings, timeout=timeout)
-    if result.kind != "select":
-        raise QueryError(f"query {named.name!r} is not a SELECT query; run it with `kg query -f {named.name}`")
-    keep = [i for i, column in enumerate(result.variables) if evidence or not column.startswith(EVIDENCE_PREFIX)]
+    started = time.monotonic()
+    choices = [
+        [(param, term) for term in (resolve(store, named.kinds[param], param, value) if param in named.kinds else [parse_param(value)])]
+        for param, value in params.items()
+    ]
+    columns: tuple[str, ...] = ()
     rows: list[tuple[str | int | None, ...]] = []
-    for solution in result.solutions:
+    for bindings in itertools.product(*choices):
         if limit is not None and len(rows) >= limit:
             break
-        values = [solution[column] for column in result.variables]
-        rows.append(tuple(_plain(values[i]) for i in keep))
-    return Answer(named.name, tuple(result.variables[i] for i in keep), tuple(rows))
+        try:
+            result = run_query(store, named.sparql, dict(bindings), timeout=_time_left(timeout, started))
+        except QueryTimeout:
+            raise QueryTimeout(timeout or 0) from None  # the limit the user gave, not what was left of it
+        if result.kind != "select":
+            raise QueryError(f"query {named.name!r} is not a SELECT query; run it with `kg query -f {named.name}`")
+        keep = [i for i, column in enumerate(result.variables) if evidence or not column.startswith(EVIDENCE_PREFIX)]
+        columns = tuple(result.variables[i] for i in keep)
+        for solution in result.solutions:
+            if limit is not None and len(rows) >= limit:
+                break
+            values = [solution[column] for column in result.variables]
+            rows.append(tuple(_plain(values[i]) for i in keep))
+    return Answer(named.name, columns, tuple(rows))

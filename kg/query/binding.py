@@ -14,6 +14,16 @@ case-insensitive name lookup into one index probe: at 1M triples
 (56 ms), and a ``BIND (LCASE(...))`` is not pushed into the pattern by
 Oxigraph's planner (``benchmarks/query_latency.py``).
 
+An IRI value's ``?NAMEKey`` is the IRI itself, so that the library's queries
+find the node a parameter names with one pattern,
+``?conceptKey (^kg:nameKey)? ?c``: by a name, one step back from its key, or
+by its IRI, the path's zero-length step. At 1M triples each query takes as
+long that way as with a name lookup alone or with the IRI written in, where a
+``{ ?c kg:nameKey ?conceptKey } UNION { BIND (?concept AS ?c) }`` is planned
+on its own and what follows it is evaluated for every node before the join
+(``methods-on-dataset``: 20 ms against 3 ms); ``concept-hierarchy``'s header
+says why it needs that form all the same.
+
 Why not the store's own substitutions: Oxigraph joins substituted values in
 after evaluating the pattern, so a query for one concept first computes the
 answer for every concept (60 s instead of 25 ms at 1M triples, measured in
@@ -88,12 +98,11 @@ def bind_terms(sparql: str, params: Mapping) -> str:
     used = {text[1:] for kind, text in _tokens(sparql) if kind == "var"}
     missing = sorted(set(terms) - used)
     for name, value in params.items():
-        key = name + KEY_SUFFIX
+        key, term = name + KEY_SUFFIX, as_term(value)
         if key in used and key not in terms:
             from kg.query.run import text_literal
 
-            text = value.value if isinstance(value, (NamedNode, Literal)) else value
-            terms[key] = str(text_literal(text.lower()))
+            terms[key] = str(term) if isinstance(term, NamedNode) else str(text_literal(term.value.lower()))
     if missing:
         from kg.errors import QueryError
 

@@ -74,7 +74,12 @@ def _alt_labels(store: Store, iri: str) -> tuple[str, ...]:
 
 
 def _all_labels(store: Store) -> list[str]:
-    result = run_query(store, "SELECT DISTINCT ?label WHERE { ?c skos:prefLabel|skos:altLabel ?label }")
+    """Every concept's labels (not the topics': no concept parameter takes a topic)."""
+    result = run_query(
+        store,
+        "SELECT DISTINCT ?label WHERE { ?c skos:prefLabel|skos:altLabel ?label ; a ?class . "
+        "FILTER (?class IN (kg:Method, kg:Dataset, kg:Task, kg:Metric)) }",
+    )
     return sorted(s["label"].value for s in result.solutions)
 
 

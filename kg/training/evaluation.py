@@ -75,7 +75,8 @@ __all__ = [
     "score_scirex",
 ]
 
-DEVSET = Path("tests") / "data" / "devset.jsonl"
+# In the repository, wherever kg eval runs from.
+DEVSET = Path(__file__).resolve().parents[2] / "tests" / "data" / "devset.jsonl"
 ARXIV = Path(__file__).resolve().parents[2] / "annotations" / "arxiv-cs-2025"
 CLAIM_OVERLAP = 0.5
 #: Wraps a stream of parsed Docs in a progress bar: ``progress(docs, total)``.
@@ -434,11 +435,14 @@ class Locations:
         return corpus_path(self.shared)
 
     def benchmark_file(self, folder: str, name: str) -> tuple[Path, str]:
-        hint = f"--benchmarks DIR names the folder holding {folder}/ (default: ../shared/benchmarks beside the repository)"
+        hint = f"--benchmarks DIR names the folder holding {folder}/{name} (default: ../shared/benchmarks beside the repository)"
         return self.root / folder / name, hint
 
     def corpus_file(self) -> tuple[Path, str]:
-        return self.corpus, "--shared DIR names the folder holding corpora/arxiv-cs-2025/ (default: ../shared beside the repository)"
+        return (
+            self.corpus,
+            "--shared DIR names the folder holding corpora/arxiv-cs-2025/abstracts.jsonl.gz (default: ../shared beside the repository)",
+        )
 
 
 @dataclass(frozen=True)
@@ -509,7 +513,7 @@ BENCHMARKS = (
     Benchmark(
         "devset",
         "dev set",
-        lambda where: [(where.devset, "--devset FILE names it (default: tests/data/devset.jsonl, from the repository root)")],
+        lambda where: [(where.devset, "--devset FILE names it (default: the repository's tests/data/devset.jsonl)")],
         lambda nlp, where, progress: evaluate_devset(nlp, where.devset, progress),
     ),
     _arxiv("dev"),

@@ -22,7 +22,9 @@ def benchmark_rows(root: str | Path | None, name: str, split: str) -> Iterator[t
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise CorpusError(
-            f"cannot read {name} {split} split at {path}: {exc.strerror}; pass root=PATH to the folder holding {name}/"
+            f"cannot read {path} ({exc.strerror}): the {name} {split} split is read from DIR/{name}/{split}.jsonl, "
+            "DIR being the benchmarks folder: `kg eval --benchmarks DIR` names it (the training commands: --shared, "
+            f"the folder holding benchmarks/; Python: root=DIR; default: {DEFAULT_ROOT})"
         ) from exc
     for number, line in enumerate(lines, start=1):
         if not line.strip():
