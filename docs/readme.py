@@ -624,8 +624,21 @@ _TABLES: dict[str, Callable[[], list[str]]] = {
     "views": _views,
 }
 
+
+def _executors() -> dict[str, str]:
+    run = _results("executors")
+    seconds = {name.replace("--", "").replace(" ", "-").replace(":", "-"): f"{value:.1f}" for name, value in run["seconds"].items()}
+    return {
+        "abstracts": str(run["abstracts"]),
+        "batch": str(run["batch_size"]),
+        "same": "the same" if run["same_extractions"] else "NOT the same",
+        **seconds,
+    }
+
+
 _FIGURES: dict[str, Callable[[], dict[str, str]]] = {
     "analysis": _analysis_figures,
+    "executors": _executors,
     "build-scale": _build_scale,
     "corpus": _corpus,
     "lexicon": _lexicon,

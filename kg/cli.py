@@ -111,15 +111,48 @@ _JOBS_OPTION = click.option(
     type=click.IntRange(min=1),
     default=1,
     show_default=True,
-    help="Extraction worker processes (each loads the model once; at most one per CPU kg may use, with a warning when capped); results are the same for any number.",
+    help="Extraction worker processes on this machine (each loads the model once; at most one per CPU kg may use, with a warning when capped); "
+    "results are the same for any number.",
 )
 
 
-def _extractor(concepts: str, jobs: int = 1, cache: Path | None = None, merge: tuple[Path, ...] = ()):
-    """The spaCy extractor, behind the extraction cache at ``cache`` when one (or a shard to merge) is given."""
+def _cluster_address(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from kg.extract.executors import parse_cluster
+
+    try:
+        if value is not None:
+            parse_cluster(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from exc
+    return value
+
+
+_CLUSTER_OPTION = click.option(
+    "--cluster",
+    metavar="ADDRESS|local:N",
+    default=None,
+    callback=_cluster_address,
+    help="Extract on a Dask cluster instead (pip install 'kg[cluster]'): tcp://HOST:PORT connects to a running scheduler "
+    "whose workers have kg installed; local:N starts N worker processes on this machine (127.0.0.1 only, no dashboard) and stops them after. "
+    "Work goes out in batches, a few per worker at a time; the graph is the same as without. Not with --jobs.",
+)
+
+
+def _jobs_options(command):
+    return _JOBS_OPTION(_CLUSTER_OPTION(command))
+
+
+def _check_executor(jobs: int, cluster: str | None) -> None:
+    if cluster is not None and jobs > 1:
+        raise click.UsageError("--cluster and --jobs: choose one (a cluster's workers are its processes)")
+
+
+def _extractor(concepts: str, jobs: int = 1, cache: Path | None = None, merge: tuple[Path, ...] = (), cluster: str | None = None):
+    """The spaCy extractor (in this process, ``jobs`` processes or the Dask ``cluster``),
+    behind the extraction cache at ``cache`` when one (or a shard to merge) is given."""
     from kg.extract.extractor import SpacyExtractor
 
-    extractor = SpacyExtractor(concepts=concepts, jobs=jobs)
+    extractor = SpacyExtractor(concepts=concepts, jobs=jobs, cluster=cluster)
     if cache is None and not merge:
         return extractor
     from kg.extract.cache import CachingExtractor, ExtractionCache, Shard
@@ -189,7 +222,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @click.option("--extract/--no-extract", default=True, show_default=True, help="Run the spaCy extraction (concepts, claims, relations).")
 @_STRICT_OPTION
 @_CONCEPTS_OPTION
-@_JOBS_OPTION
+@_jobs_options
 @_cache_options
 @click.option(
     "--cache-from",
@@ -229,6 +262,7 @@ def build(
     strict: bool,
     concepts: str,
     jobs: int,
+    cluster: str | None,
     cache: Path | None,
     no_cache: bool,
     merge: tuple[Path, ...],
@@ -257,10 +291,11 @@ def build(
 
     if page_out is not None and not page:
         raise click.UsageError("--out names the overview page, which --no-page leaves out")
+    _check_executor(jobs, cluster)
     page_out = page_out or _default_output(DEFAULT_PAGE, store)
     store = _store_path(store)
     # A folder kg may not replace is refused before anything is made (the cache beside it too).
-    extractor = _extractor(concepts, jobs, _cache_path(cache, no_cache, store_target(store)), merge) if extract else None
+    extractor = _extractor(concepts, jobs, _cache_path(cache, no_cache, store_target(store)), merge, cluster) if extract else None
     drafts = []
 
     def draw_page(graph):  # from the new graph, before it is swapped in: a page that cannot be written changes nothing
@@ -309,7 +344,7 @@ def build(
 @_CORPUS_FORMAT_OPTION
 @_STRICT_OPTION
 @_CONCEPTS_OPTION
-@_JOBS_OPTION
+@_jobs_options
 @click.option(
     "--shard",
     default=None,
@@ -330,6 +365,7 @@ def extract(
     strict: bool,
     concepts: str,
     jobs: int,
+    cluster: str | None,
     shard: str | None,
     cache: Path | None,
     quiet: bool,
@@ -343,9 +379,10 @@ def extract(
     """
     from kg.pipeline import extract_jsonl
 
+    _check_executor(jobs, cluster)
     lines = extract_jsonl(
         paths or [DEFAULT_CORPUS],
-        _extractor(concepts, jobs, cache),
+        _extractor(concepts, jobs, cache, cluster=cluster),
         format=None if corpus_format == "auto" else corpus_format,
         progress=_progress("extracting", quiet),
         shard=_parse_shard(shard),

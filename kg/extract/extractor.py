@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import signal
 import warnings
 from collections.abc import Iterable, Iterator
 
@@ -74,27 +73,6 @@ def _acronym_definitions(doc: Doc) -> tuple[AcronymDefinition, ...]:
     return tuple(definitions)
 
 
-_worker_nlp = None  # each worker process's own pipeline, built once by _start_worker
-
-
-def _start_worker(concepts: str) -> None:
-    global _worker_nlp
-    # Ctrl-C reaches the whole process group: the parent alone handles it and
-    # stops the workers (they were forked with SIGINT blocked, so none was missed
-    # before this line; ignoring it discards one pending). SIGTERM, what stopping
-    # them sends, ends a worker at once, whatever handler it inherited.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    from kg.extract.pipeline import build_nlp
-
-    _worker_nlp = build_nlp(concepts=concepts)
-
-
-def _extract_chunk(items: list[tuple[str, str]]) -> list[Extraction]:
-    assert _worker_nlp is not None  # built by _start_worker, the pool's initializer
-    return [doc_to_extraction(doc, iri) for doc, iri in _worker_nlp.pipe(items, as_tuples=True, batch_size=BATCH_SIZE)]
-
-
 def usable_cpus() -> int:
     """The CPUs this process may run on: its affinity mask (taskset, a container's
     cpuset), which ``os.cpu_count()`` ignores; ``os.process_cpu_count()`` is that
@@ -104,44 +82,6 @@ def usable_cpus() -> int:
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1  # no affinity masks (macOS): every CPU
-
-
-def _in_workers(chunks: Iterator[list], jobs: int, concepts: str) -> Iterator[Extraction]:
-    """The extractions of ``chunks``, in order, from ``jobs`` forked worker processes.
-
-    Whatever ends this generator (the last chunk, an error, Ctrl-C, SIGTERM, a
-    consumer that stops early), the workers are gone when it returns: nothing is
-    left running, and a worker that dies (out of memory) is an error, not a hang.
-    """
-    import multiprocessing
-    from collections import deque
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    before = set(multiprocessing.active_children())
-    # With fork, the first submit starts every worker; SIGINT stays blocked for it (see _start_worker).
-    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(concepts,))
-        window = deque([pool.submit(_extract_chunk, next(chunks))])
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, unblocked)
-    workers = set(multiprocessing.active_children()) - before
-    try:
-        # Two chunks per worker in flight: none waits for work, and memory stays bounded.
-        window.extend(pool.submit(_extract_chunk, chunk) for chunk in itertools.islice(chunks, 2 * jobs - 1))
-        while window:
-            extractions = window.popleft().result()
-            window.extend(pool.submit(_extract_chunk, chunk) for chunk in itertools.islice(chunks, 1))
-            yield from extractions
-    except BrokenProcessPool as exc:
-        raise KgError("an extraction worker process died (out of memory? try fewer --jobs)") from exc
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
-        for worker in workers:
-            worker.terminate()
-        for worker in workers:
-            worker.join()
 
 
 def _chunks(items: Iterable, size: int) -> Iterator[list]:
@@ -156,17 +96,29 @@ def _chunks(items: Iterable, size: int) -> Iterator[list]:
 
 
 class SpacyExtractor:
-    """Runs the kg spaCy pipeline over papers, in batches; ``jobs`` > 1 runs that
-    many worker processes (at most one per usable CPU: more only add the memory
-    of a pipeline each), each loading the pipeline once, and returns the same
+    """Runs the kg spaCy pipeline over papers, in batches, through an executor
+    (:mod:`kg.extract.executors`): this process; ``jobs`` > 1 worker processes
+    (at most one per usable CPU: more only add the memory of a pipeline each);
+    or the Dask ``cluster`` at an address (``tcp://HOST:PORT``, ``local:N``). Each
+    worker loads the pipeline once, and every executor returns the same
     extractions in the same order as one process."""
 
     name = "kg_spacy"
 
-    def __init__(self, nlp: Language | None = None, batch_size: int = BATCH_SIZE, concepts: str | None = None, jobs: int = 1):
+    def __init__(
+        self,
+        nlp: Language | None = None,
+        batch_size: int | None = None,
+        concepts: str | None = None,
+        jobs: int = 1,
+        cluster: str | None = None,
+    ):
+        if cluster is not None and jobs > 1:
+            raise KgError("--cluster and --jobs: choose one (a cluster's workers are its processes)")
         self._nlp = nlp
-        self.batch_size = batch_size
+        self.batch_size = batch_size or BATCH_SIZE
         self.concepts = concepts or DEFAULT_CONCEPTS
+        self.cluster = cluster
         cpus = usable_cpus()
         if jobs > cpus:
             warnings.warn(
@@ -190,17 +142,26 @@ class SpacyExtractor:
 
         return pipeline_version(self.concepts)
 
+    def executor(self, chunks: int = 2):
+        """Where ``chunks`` chunks are extracted: one batch (papers added to a built
+        corpus) stays in this process, where workers would only cost their start-up."""
+        from kg.extract import executors
+
+        if self.cluster is not None and chunks > 1:
+            return executors.DaskCluster(self.cluster, self.concepts, self.batch_size)
+        if self.jobs > 1 and chunks > 1:
+            return executors.LocalProcesses(self.jobs, self.concepts, self.batch_size)
+        return executors.InProcess(self.concepts, self.batch_size, self.nlp)
+
     def extract(self, papers: Iterable[LinkedPaper]) -> Iterator[Extraction]:
         stream = ((linked.paper.abstract, linked.iri) for linked in papers)
         chunks = _chunks(stream, self.batch_size)
-        first, second = next(chunks, []), next(chunks, None)
-        if self.jobs <= 1 or second is None:  # one batch (papers added to a built corpus): workers would only cost their start-up
-            for doc, iri in self.nlp.pipe(
-                itertools.chain(first, second or [], itertools.chain.from_iterable(chunks)), as_tuples=True, batch_size=self.batch_size
-            ):
-                yield doc_to_extraction(doc, iri)
+        first, second = next(chunks, None), next(chunks, None)
+        if first is None:
             return
-        yield from _in_workers(itertools.chain([first, second], chunks), self.jobs, self.concepts)
+        executor = self.executor(1 if second is None else 2)
+        for extractions in executor.map(itertools.chain([first], [second] if second else [], chunks)):
+            yield from extractions
 
 
 def extraction_json(extraction: Extraction, linked: LinkedPaper) -> dict:

@@ -26,6 +26,9 @@ not run again, so an interrupted run resumes):
    (``spacy pretrain``'s character objective) on ``N`` arXiv abstracts
    outside the test and dev sets, tagged and parsed by the English pipeline
    so the TAG and DEP it reads are there.
+   **Self-training** (``--silver N``; tried, not in the shipped run: see the
+   experiment log): N arXiv abstracts no annotation round drew, labelled by
+   the shipped default pipeline, join the training data.
 4. **Training** with ``configs/concepts.cfg`` (seeded; the ``ner``'s tok2vec
    starting from the pretrained weights when there are any), keeping the
    checkpoint best on dev; its ``ner`` and the vectors are the weights.
@@ -247,13 +250,39 @@ def _write(docs: list, path: Path) -> int:
     return len(docs)
 
 
+def make_silver(work: Path, shared: Path, size: int, seed: int = 0) -> Path:
+    """``size`` arXiv abstracts no annotation round drew (seeded), labelled by
+    the shipped default pipeline's concept mentions (rules, lexicon and the
+    recogniser together): what self-training distils back into the ``ner``."""
+    out = work / f"silver-{size}.spacy"
+    if out.exists():
+        return out
+    from kg.extract.extractor import doc_to_extraction
+    from kg.extract.model import load_english
+    from kg.extract.pipeline import build_nlp
+
+    test, first, more = draw(corpus_path(shared))
+    drawn = set(test) | set(first) | set(more)
+    texts = [r["abstract"] for r in read_corpus(corpus_path(shared)) if r["id"] not in drawn and 60 <= len(r["abstract"].split()) <= 400]
+    random.Random(seed).shuffle(texts)
+    pipeline, english = build_nlp(), load_english()
+    docs = []
+    for doc in pipeline.pipe(texts[:size], batch_size=64):
+        extraction = doc_to_extraction(doc, "silver")
+        docs.append(to_doc(english, doc.text, [(m.start, m.end, m.concept_type) for m in extraction.mentions]))
+    _write(docs, out)
+    return out
+
+
 def make_data(
-    work: Path, shared: Path, scier_only: bool, copies: int = GOLD_COPIES, without: tuple[str, ...] = ()
+    work: Path, shared: Path, scier_only: bool, copies: int = GOLD_COPIES, without: tuple[str, ...] = (), silver: Path | None = None
 ) -> tuple[Path, Path, dict]:
     """(train DocBin, dev DocBin, counts)."""
     train, dev, counts_file = work / "train.spacy", work / "dev.spacy", work / "data.json"
     if train.exists() and dev.exists() and counts_file.exists():
         return train, dev, json.loads(counts_file.read_text())
+    from spacy.tokens import DocBin
+
     from kg.extract.model import load_english
 
     nlp = load_english()
@@ -269,13 +298,15 @@ def make_data(
         scirex = scirex_docs(nlp, root) if "scirex" not in without else []
         dev_docs = arxiv_docs(nlp, "dev", shared)
         dropped = drop_sentence_crossing(nlp, gold + scier + scirex + dev_docs)
+        silver_docs = list(DocBin().from_disk(silver).get_docs(nlp.vocab)) if silver else []
         counts = {
             f"arxiv/train x{copies}": len(gold),
             "scier/train": len(scier),
             "scirex/train": len(scirex),
             "crossing a sentence": dropped,
+            **({"arxiv/silver": len(silver_docs)} if silver else {}),
         }
-        _write(gold * copies + scier + scirex, train)
+        _write(gold * copies + scier + scirex + silver_docs, train)
         counts["arxiv/dev"] = _write(dev_docs, dev)
     counts_file.write_text(json.dumps(counts, indent=1))
     return train, dev, counts
@@ -415,14 +446,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-steps", type=int, help="override [training] max_steps")
     parser.add_argument("--pretrain", type=int, default=0, metavar="N", help="pretrain the ner's tok2vec on N arXiv abstracts first")
     parser.add_argument("--pretrain-epochs", type=int, default=2)
+    parser.add_argument(
+        "--silver", type=int, default=0, metavar="N", help="self-training: add N unannotated abstracts labelled by the shipped pipeline"
+    )
     parser.add_argument("--output", type=Path, help="write the weights here (default: kg/extract/weights/concepts)")
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     vectors = make_vectors(args.work, args.shared)
     variant = "scier" if args.scier_only else "-".join(["mix", f"x{args.copies}", *(f"no-{w}" for w in sorted(args.without))])
+    variant += f"-silver{args.silver}" if args.silver else ""
     data_dir = args.work / variant
     data_dir.mkdir(exist_ok=True)
-    train_path, dev_path, counts = make_data(data_dir, args.shared, args.scier_only, args.copies, tuple(args.without))
+    silver = make_silver(args.work, args.shared, args.silver, seed=args.seed) if args.silver and not args.scier_only else None
+    train_path, dev_path, counts = make_data(data_dir, args.shared, args.scier_only, args.copies, tuple(args.without), silver)
     overrides = {"training.max_steps": args.max_steps} if args.max_steps else {}
     tok2vec = None
     if args.pretrain:
@@ -439,8 +475,8 @@ def main(argv: list[str] | None = None) -> int:
         from kg.extract.pipeline import CONCEPT_WEIGHTS
 
         scores = json.loads((best / "meta.json").read_text()).get("performance", {})
-        # An ablation run's weights stay in its work folder unless --output says otherwise.
-        default = data_dir / "weights" if args.without else CONCEPT_WEIGHTS
+        # An ablation or experiment run's weights stay in its work folder unless --output says otherwise.
+        default = data_dir / "weights" if args.without or args.silver else CONCEPT_WEIGHTS
         package(best, args.output or default, counts, scores)
     print(best)
     return 0
