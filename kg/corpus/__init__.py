@@ -29,7 +29,6 @@ import gzip
 import hashlib
 import io
 import os
-import re
 import stat
 import warnings
 import zlib
@@ -118,8 +117,8 @@ class SourceText:
     as stored, so compressed when it is gzipped).
 
     ``text`` is the whole decoded file; ``head`` its beginning, enough to
-    recognise the format; ``lines()`` its lines one at a time, which is how a
-    gzipped JSON Lines file is read without ever holding it decompressed.
+    recognise the format; ``lines()`` a gzipped file's lines one at a time,
+    which is how it is read without ever holding it decompressed.
     """
 
     path: Path
@@ -140,10 +139,8 @@ class SourceText:
         return _decode(self.path, self._stream().read())
 
     def lines(self) -> Iterator[str]:
-        """The lines of the text, without their ends (\\n, \\r\\n or \\r)."""
-        if not self.compressed:
-            yield from _split_lines(self.text)
-            return
+        """The lines of a gzipped file's text, without their ends (\\n, \\r\\n
+        or \\r), decompressed as they are read."""
         stream = io.TextIOWrapper(self._stream(), encoding="utf-8-sig", newline="")
         number = 0
         try:
@@ -151,25 +148,13 @@ class SourceText:
                 yield line.rstrip("\r\n")
         except UnicodeDecodeError:
             raise CorpusError(
-                f"{self.file_name}: not UTF-8 text after line {number}; convert it first, e.g. iconv -f latin1 -t utf-8"
+                f"{shown(self.path)}: not UTF-8 text after line {number}; convert it first, e.g. iconv -f latin1 -t utf-8"
             ) from None
         except (OSError, EOFError, zlib.error) as exc:
             raise CorpusError(f"{shown(self.path)}: broken gzip data after line {number} ({exc})") from None
 
     def _stream(self) -> gzip.GzipFile:
         return gzip.GzipFile(fileobj=io.BytesIO(self.data), mode="rb")
-
-
-_LINE_END = re.compile(r"\r\n|\r|\n")
-
-
-def _split_lines(text: str) -> Iterator[str]:
-    start = 0
-    for match in _LINE_END.finditer(text):
-        yield text[start : match.start()]
-        start = match.end()
-    if start < len(text):
-        yield text[start:]
 
 
 def _suffix(path: Path) -> str:

@@ -12,13 +12,12 @@ or ``raw`` "2024-05-03"); as categories ``keyword`` split at commas; the url
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 from typing import Any
 
 from kg.corpus import jsonl
 from kg.corpus.fields import iso_date, normalise_arxiv_id, normalise_doi, normalise_orcid, normalise_pmid, parse_iso_date
 from kg.corpus.jsonl import BadRecord, distinct, known, member, members, people, string, web_page
-from kg.records import Paper, Rejected, SourceRef
+from kg.records import Paper, SourceRef
 
 __all__ = ["NAME", "SUFFIXES", "MAPPER", "looks_like", "matches", "read", "read_lines", "to_paper"]
 
@@ -82,15 +81,4 @@ def to_paper(record: dict[str, Any], source: SourceRef, where: str) -> Paper:
 
 
 MAPPER = jsonl.Mapper(NAME, matches, to_paper)
-
-
-def looks_like(text: str) -> bool:
-    return jsonl.first_record_matches(text, matches)
-
-
-def read(text: str, file_name: str, sha256: str) -> Iterator[Paper | Rejected]:
-    return jsonl.read(text, file_name, sha256, MAPPER)
-
-
-def read_lines(lines: Iterable[str], file_name: str, sha256: str) -> Iterator[Paper | Rejected]:
-    return jsonl.read_lines(lines, file_name, sha256, MAPPER)
+looks_like, read, read_lines = MAPPER.looks_like, MAPPER.read, MAPPER.read_lines

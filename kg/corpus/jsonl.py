@@ -105,6 +105,16 @@ class Mapper:
     matches: Callable[[dict[str, Any]], bool]
     to_paper: Callable[[dict[str, Any], SourceRef, str], Paper]
 
+    # A mapper is a whole reader (kg.corpus's contract), with itself forced on every record.
+    def looks_like(self, text: str) -> bool:
+        return first_record_matches(text, self.matches)
+
+    def read(self, text: str, file_name: str, sha256: str) -> Iterator[Paper | Rejected]:
+        return read(text, file_name, sha256, self)
+
+    def read_lines(self, lines: Iterable[str], file_name: str, sha256: str) -> Iterator[Paper | Rejected]:
+        return read_lines(lines, file_name, sha256, self)
+
 
 def _first_line(text: str) -> str:
     return next((line for line in _lines(text) if line.strip()), "")
