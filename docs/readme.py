@@ -609,8 +609,40 @@ def _build_scale() -> dict[str, str]:
     }
 
 
+_REAL_STAGES = ("read", "link papers", "extract", "link concepts", "write store", "build state", "page")
+
+
+def _build_real() -> list[str]:
+    """Real-text builds (benchmarks/build_real.py): one row per size, then how each figure grows."""
+    found = _results("build_real")
+    runs = sorted(found["runs"].values(), key=lambda r: r["abstracts"])
+    header = ["abstracts", "words", "wall", "words/s", *(f"{s} s" for s in _REAL_STAGES), "link + write", "peak RSS (build, worker)"]
+    header += ["triples", "concepts", "authors"]
+    rows = []
+    for r in runs:
+        stages = r["stages"]
+        reduce = (stages.get("link concepts", 0) + stages.get("write store", 0) + stages.get("build state", 0)) / r["seconds"]
+        rows.append(
+            [f"{r['abstracts']:,}", f"{r['words'] / 1e6:.1f}M", f"{r['seconds'] / 60:.1f} min", f"{r['words_per_s']:,}"]
+            + [f"{stages.get(s, 0):,.0f}" for s in _REAL_STAGES]
+            + [f"{100 * reduce:.0f}%", f"{r['peak_rss_mib']:,}, {r['workers_peak_rss_mib']:,} MiB"]
+            + [f"{r['triples'] / 1e6:.2f}M", f"{r['concepts']:,}", f"{r['authors']:,}"]
+        )
+    growth = found["growth"]
+
+    def fitted(key: str) -> str:
+        return "" if growth.get(key) is None else f"n^{growth[key]:.2f}"
+
+    rows.append(
+        ["growth (fitted)", "", fitted("seconds"), "", *(fitted(f"stage {s}") for s in _REAL_STAGES), "", fitted("peak_rss_mib")]
+        + [fitted("triples"), fitted("concepts"), fitted("authors")]
+    )
+    return _rows(header, rows)
+
+
 _TABLES: dict[str, Callable[[], list[str]]] = {
     "ablation": _ablation,
+    "build-real": _build_real,
     "analysis": _analysis,
     "architecture": _architecture,
     "concept-map": _concept_map,

@@ -63,6 +63,17 @@ def _table_options(*formats: str):
     return lambda command: _format_option("table", *formats)(width(command))
 
 
+def _page_out_option(default: str):
+    """``--out``/``-o`` for a command that writes a page, whose default is ``default``."""
+    return click.option(
+        "--out",
+        "-o",
+        type=click.Path(path_type=Path, dir_okay=False),
+        default=None,
+        help=f"Where --viz writes the page (default: {default}; with another --store, in STORE-exports/ beside it).",
+    )
+
+
 def _limit_option(default: int, what: str):
     """``--limit N``, how many of ``what`` are shown; 0 is all of them."""
     return click.option("--limit", type=click.IntRange(min=0), default=default, show_default=True, help=f"{what} (0: all).")
@@ -253,6 +264,13 @@ def cli(ctx: click.Context, debug: bool) -> None:
     show_default=True,
     help="Add new papers to the previous graph when that gives exactly the graph a fresh build would (it says when it cannot), or always build afresh.",
 )
+@click.option(
+    "--timings",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Write where the time went to this JSON file: seconds per stage (read, link papers, extract, link concepts, "
+    "write store, build state, page) and peak memory of this process and of its largest worker.",
+)
 @_quiet_option("progress bar or summary")
 def build(
     paths: tuple[Path, ...],
@@ -269,6 +287,7 @@ def build(
     page: bool,
     page_out: Path | None,
     incremental: bool,
+    timings: Path | None,
     quiet: bool,
 ) -> None:
     """Read PATHS (files or folders; default: corpus/) and build the graph store.
@@ -287,6 +306,7 @@ def build(
     """
     from kg.graph.store import store_target
     from kg.pipeline import build as run_build
+    from kg.stages import Stages
     from kg.views import DEFAULT_PAGE
 
     if page_out is not None and not page:
@@ -297,6 +317,7 @@ def build(
     # A folder kg may not replace is refused before anything is made (the cache beside it too).
     extractor = _extractor(concepts, jobs, _cache_path(cache, no_cache, store_target(store)), merge, cluster) if extract else None
     drafts = []
+    stages = Stages()
 
     def draw_page(graph):  # from the new graph, before it is swapped in: a page that cannot be written changes nothing
         from kg.views import draft
@@ -314,10 +335,16 @@ def build(
             strict=strict,
             incremental=incremental,
             finish=draw_page if page else None,
+            stages=stages,
         )
     finally:
         for _, unused in drafts:
             unused.discard()  # nothing, once committed
+    if timings is not None:
+        try:
+            stages.write(timings)
+        except OSError as exc:
+            raise KgError(f"{timings}: cannot write the timings ({exc.strerror or exc}); the build itself is done") from exc
     if not quiet:
         counted = extractor.extracted if extractor is not None and hasattr(extractor, "extracted") else None  # only the cache counts them
         if report.added is not None:
@@ -542,6 +569,17 @@ _TIMEOUT_OPTION = click.option(
     "what a kg query needs to run elsewhere, e.g. on `kg serve`'s page.",
 )
 @click.option("--endpoint", default=None, help="Run against a remote SPARQL 1.1 endpoint (its query URL) instead of the store.")
+@click.option("--viz", is_flag=True, help="Draw a SELECT's rows as an interactive page instead of printing them.")
+@click.option(
+    "--draw",
+    "draw_spec",
+    metavar="'?S P ?O ; ...'",
+    default=None,
+    help="How --viz links each row's nodes: ?column PREDICATE ?column patterns "
+    '(PREDICATE: a prefixed name, <IRI>, "label" or ?column), separated by ; '
+    "(default: a library query's # draw: header, else each row as a star around its first column).",
+)
+@_page_out_option("exports/kg-query-NAME.html")
 @_TIMEOUT_OPTION
 @_STORE_OPTION
 def query(
@@ -553,6 +591,9 @@ def query(
     list_library: bool,
     prefixes: bool,
     endpoint: str | None,
+    viz: bool,
+    draw_spec: str | None,
+    out: Path | None,
     timeout: float,
     store: Path | None,
 ) -> None:
@@ -565,6 +606,11 @@ def query(
     --endpoint. A query still running after --timeout seconds stops with an
     error (exit 2); Ctrl-C stops it at once. In a table, cells longer than
     --max-width are cut.
+
+    --viz draws a SELECT's rows instead: by --draw's patterns, or a library
+    query's # draw: header, or else each row as a star, its first column's node
+    linked to the row's other IRIs (each link labelled with its column's name).
+    An empty answer gives a page that says so, and exit 1.
     """
     from kg.graph import open_store
     from kg.query import find_query, format_result, list_queries, run_query
@@ -583,7 +629,13 @@ def query(
         return
     if sparql is None and query_file is None:
         raise click.UsageError("give a query as an argument or with -f FILE")
+    for given, name in ((draw_spec, "--draw"), (out, "--out")):
+        if given is not None and not viz:
+            raise click.UsageError(f"{name} goes with --viz")
+    if viz and endpoint:
+        raise click.UsageError("--viz draws from the store, not from an --endpoint")
     bindings = dict(_split_param(p) for p in params)
+    named = None
     if query_file is not None:
         named = find_query(query_file)
         sparql = named.sparql
@@ -596,8 +648,32 @@ def query(
 
         result = run_remote_query(endpoint, sparql, bindings, timeout=timeout)
     else:
-        result = run_query(open_store(_store_path(store)), sparql, bindings, timeout=timeout)
+        opened = open_store(_store_path(store))
+        result = run_query(opened, sparql, bindings, timeout=timeout)
+        if viz:
+            _draw_query(opened, result, named, draw_spec, out or _default_output(_query_out(named), store))
+            return
     click.echo(format_result(result, fmt, *_table_width(max_width)), nl=False)
+
+
+def _query_out(named) -> Path:
+    from kg.views import DEFAULT_PAGE, _slug
+
+    return DEFAULT_PAGE.with_name(f"kg-query-{_slug(named.name) if named else 'select'}.html")
+
+
+def _draw_query(store, result, named, draw_spec: str | None, out: Path) -> None:
+    """`kg query --viz`: a SELECT's rows drawn by --draw, the query's # draw: header, or as stars."""
+    from kg.errors import QueryError
+    from kg.query.library import parse_draw
+    from kg.views.answer import answer_title, answer_view
+
+    if result.kind != "select":
+        raise QueryError(f"--viz draws a SELECT's rows; this is a {result.kind.upper()} query (`kg viz --query FILE.rq` draws a CONSTRUCT)")
+    patterns = parse_draw(draw_spec) if draw_spec is not None else (named.draw if named and named.draw else None)
+    rows = [tuple(solution[v] for v in result.variables) for solution in result.solutions]
+    title = answer_title(named.question, named.name, ()) if named else "kg: a SELECT query's answer"
+    _write_answer_page(store, answer_view(store, result.variables, rows, patterns, title), out)
 
 
 def _split_param(text: str) -> tuple[str, str]:
@@ -1188,6 +1264,8 @@ def push(endpoint: str, graph_iri: str | None, update_endpoint: str | None, chun
 @_table_options("csv", "json")
 @_limit_option(0, "At most this many rows")
 @click.option("--list", "list_library", is_flag=True, help="Describe each named question and its parameters, and exit.")
+@click.option("--viz", is_flag=True, help="Draw the answer as an interactive page instead of printing it (as its # draw: header says).")
+@_page_out_option("exports/kg-ask-NAME-VALUES.html")
 @_TIMEOUT_OPTION
 @_STORE_OPTION
 def ask(
@@ -1197,6 +1275,8 @@ def ask(
     max_width: int | None,
     limit: int,
     list_library: bool,
+    viz: bool,
+    out: Path | None,
     timeout: float,
     store: Path | None,
 ) -> None:
@@ -1209,6 +1289,10 @@ def ask(
     close matches (exit 2). Values are bound, never pasted into the query.
     Evidence columns are hidden unless --evidence is given. `kg ask --list`
     shows the questions.
+
+    --viz draws the answer instead: the nodes its rows name and the links they
+    state, each link with the sentences behind its rows (hover, or click for
+    the panel); an empty answer gives a page that says so, and exit 1.
     """
     from kg.query import list_queries
 
@@ -1218,22 +1302,40 @@ def ask(
     name, params = _ask_words(words)
     if name is None:
         raise click.UsageError("name a question, e.g. `kg ask papers-mentioning --concept LoRA` (`kg ask --list` shows them)")
+    if out is not None and not viz:
+        raise click.UsageError("--out goes with --viz")
     from kg.graph import open_store
     from kg.query.ask import ParameterError, short_iri
     from kg.query.ask import ask as ask_question
 
     try:
-        answer = ask_question(open_store(_store_path(store)), name, params, evidence=evidence, limit=limit or None, timeout=timeout)
+        answer = ask_question(open_store(_store_path(store)), name, params, evidence=evidence or viz, limit=limit or None, timeout=timeout)
     except ParameterError as exc:
         wanted = " ".join(f"--{p} VALUE" for p in exc.takes) or "no parameters"
         problems = [f"missing --{p}" for p in exc.missing] + [f"unknown --{p}" for p in exc.unknown]
         raise click.UsageError(f"{'; '.join(problems)}: {exc.query} takes {wanted}") from exc
+    if viz:
+        from kg.views.answer import answer_out, asked_view
+
+        _write_answer_page(answer.store, asked_view(answer), out or _default_output(answer_out(answer.query, list(params.values())), store))
+        return
     rows = [list(row) for row in answer.rows]
     if fmt == "table":
         rows = [[short_iri(v) if isinstance(v, str) else v for v in row] for row in rows]
     click.echo(_tabular(list(answer.columns), rows, fmt, max_width), nl=False)
     if fmt == "table":
         click.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+
+
+def _write_answer_page(store, view, out: Path) -> None:
+    """Write a drawn answer's page and say so; an empty answer's page says it is empty, and the exit code is 1."""
+    from kg.views.answer import EmptyAnswerError, render_answer
+    from kg.views.page import write_page
+
+    page = write_page(render_answer(store, view), out)
+    if not view.nodes:
+        raise EmptyAnswerError(f"the answer has no rows; wrote {page}, which says so")
+    click.echo(f"Wrote {page}: {len(view.nodes)} nodes, {len(view.edges)} links (open it in a browser).")
 
 
 def _ask_words(words: tuple[str, ...]) -> tuple[str | None, dict[str, str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import struct
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from kg.link import link_papers
 from kg.link.concepts import ConceptLinker
 from kg.link.hierarchy import head_noun_links, hearst_links, load_hearst_patterns, without_contradictions
 from kg.records import BroaderLink, Concept, Extraction, LinkedPaper
+from kg.stages import Stages
 
 __all__ = ["BuildReport", "Linking", "build", "extract_jsonl", "graph_quads", "in_shard"]
 
@@ -82,11 +84,18 @@ class Linking:
 
 
 def graph_quads(
-    papers: Sequence[LinkedPaper], extractors: Sequence[Extractor] = (), progress: Progress | None = None, linking: Linking | None = None
+    papers: Sequence[LinkedPaper],
+    extractors: Sequence[Extractor] = (),
+    progress: Progress | None = None,
+    linking: Linking | None = None,
+    stages: Stages | None = None,
 ) -> Iterator[Quad]:
     """Every quad of the graph of ``papers``: bibliographic data, then what each
-    extractor found. Once the stream ends, ``linking`` holds what concept linking decided."""
+    extractor found. Once the stream ends, ``linking`` holds what concept
+    linking decided, and ``stages`` the seconds of extraction and of concept
+    linking (not of what the consumer did with the quads meanwhile)."""
     abstracts = {p.iri: p.paper.abstract for p in papers}
+    stages = stages or Stages()
 
     def tracked(items: Iterable) -> Iterable:  # the bar follows the slow part: extraction when there is any
         return progress(items, len(papers)) if progress else items
@@ -99,26 +108,35 @@ def graph_quads(
     # first (onto disk), then link concepts in three streaming passes.
     spill = _Spill()
     try:
-        for number, extractor in enumerate(extractors):
-            extractions = extractor.extract(papers)
-            for extraction in tracked(extractions) if number == 0 else extractions:
-                spill.add(extraction)
-        linker = ConceptLinker()
-        linker.prepare(spill)
-        patterns = load_hearst_patterns()
+        with stages("extract"):
+            for number, extractor in enumerate(extractors):
+                extractions = extractor.extract(papers)
+                for extraction in tracked(extractions) if number == 0 else extractions:
+                    spill.add(extraction)
+        with stages("link concepts"):
+            linker = ConceptLinker()
+            linker.prepare(spill)
+            patterns = load_hearst_patterns()
         links = []
+        linking_time = 0.0
         for extraction in spill:
+            start = time.perf_counter()
             concepts = linker.link(extraction)
             abstract = abstracts[extraction.paper_iri]
-            yield from extraction_quads(extraction, abstract, concepts)
             links += hearst_links(extraction, abstract, concepts.concept_of, patterns)
+            linking_time += time.perf_counter() - start
+            yield from extraction_quads(extraction, abstract, concepts)
+        stages.add("link concepts", linking_time)
     finally:
         spill.close()
-    found = linker.concepts()
+    with stages("link concepts"):
+        found = linker.concepts()
     for concept in found:
         yield from concept_quads(concept)
-    links += head_noun_links(found)
-    for link in without_contradictions(links):
+    with stages("link concepts"):
+        links += head_noun_links(found)
+        kept = without_contradictions(links)
+    for link in kept:
         yield from broader_quads(link, abstracts)
     if linking is not None:
         linking.linker, linking.links, linking.concepts = linker, links, found
@@ -133,6 +151,7 @@ def build(
     strict: bool = False,
     incremental: bool = True,
     finish: Callable[[Store], Callable[[], None] | None] | None = None,
+    stages: Stages | None = None,
 ) -> BuildReport:
     """Read ``paths``, build their graph and make it the content of ``store``.
 
@@ -150,11 +169,15 @@ def build(
     ``finish(graph)`` gets the new graph, open for reading, before it
     replaces the previous one, and may return a function to run with the
     swap, all or nothing with it: ``kg build`` draws its page so, and a page
-    it cannot write leaves store and page as they were.
+    it cannot write leaves store and page as they were. ``stages`` gets the
+    seconds of each stage (:mod:`kg.stages`).
     """
+    stages = stages or Stages()
     store_target(store)
-    records = list(read_paths(paths, format, strict))
-    linked = link_papers(records)
+    with stages("read"):
+        records = list(read_paths(paths, format, strict))
+    with stages("link papers"):
+        linked = link_papers(records)
     settings = settings_digest(extractors)
     triples = 0
 
@@ -162,7 +185,10 @@ def build(
         nonlocal triples
         graph = Store.read_only(str(folder))
         triples = len(graph)
-        return finish(graph) if finish is not None else None
+        if finish is None:
+            return None
+        with stages("page"):
+            return finish(graph)
 
     increment = add_papers(store, linked, extractors, settings, progress, done) if incremental else Increment(None, "asked to")
     if increment.added is None:
@@ -170,10 +196,14 @@ def build(
 
         def keep_state(folder: Path) -> Callable[[], None] | None:
             if settings is not None:
-                BuildState.create(folder / STATE_FILE, settings, linked, linking.linker, linking.links, linking.concepts)
+                with stages("build state"):
+                    BuildState.create(folder / STATE_FILE, settings, linked, linking.linker, linking.links, linking.concepts)
             return done(folder)
 
-        write_store(graph_quads(linked, extractors, progress, linking), store, finish=keep_state)
+        start = time.perf_counter()
+        write_store(graph_quads(linked, extractors, progress, linking, stages), store, finish=keep_state)
+        # Writing the store is interleaved with the stages that make its quads: it took the rest.
+        stages.rest("write store", time.perf_counter() - start, ("extract", "link concepts", "build state", "page"))
     return BuildReport(
         files=len({(r.source.file_name, r.source.sha256) for r in records}),
         records=len(records),

@@ -232,7 +232,7 @@ def test_answers_do_not_depend_on_the_process(rules_store):
 
 def test_python_api_asks_named_questions(corpus):
     answer = corpus.ask("methods-on-dataset", dataset="Waymo", evidence=False)
-    assert {row[answer.columns.index("method")] for row in answer.rows} == {"LoRA3D", "OmniRe"}  # as `kg ask` finds
+    assert {row[answer.columns.index("methodLabel")] for row in answer.rows} == {"LoRA3D", "OmniRe"}  # as `kg ask` finds
     assert not any(column.startswith("evidence") for column in answer.columns)
 
 

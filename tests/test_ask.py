@@ -185,14 +185,14 @@ def test_each_query_on_a_tiny_graph_gives_the_answer_worked_out_by_hand(tiny):
     # Alpha: P1 proposes it and names it in 3 sentences (first: sentence 1); P3 names it once.
     # Found by its alternative label in any case.
     answer = ask(tiny, "papers-mentioning", {"concept": "alphanet"})
-    assert rows(answer, "paper", "proposes", "mentions", "evidencePaper", "evidenceSentence") == [
+    assert rows(answer, "paperLabel", "proposes", "mentions", "evidencePaper", "evidenceSentence") == [
         ("Alpha Sorting", True, 3, P1, "We propose Alpha for sorting."),
         ("Gamma uses Alpha…", False, 1, P3, "Gamma uses Alpha."),
     ]
     # evaluatedOn DataOne: Alpha in P1 (sentence 2) and Beta in P2 (sentence 3); P1's sentence 3
     # names DataOne but states no relation. Alpha outperforms Beta, which is no evaluation.
     answer = ask(tiny, "methods-on-dataset", {"dataset": "d1"})
-    assert rows(answer, "method", "paper", "evidencePaper", "evidenceSentence") == [
+    assert rows(answer, "methodLabel", "paperLabel", "evidencePaper", "evidenceSentence") == [
         ("Alpha", "Alpha Sorting", P1, "Alpha is evaluated on DataOne."),
         ("Beta", "Beta Study", P2, "Beta is tested on DataOne for sorting."),
     ]
@@ -200,43 +200,43 @@ def test_each_query_on_a_tiny_graph_gives_the_answer_worked_out_by_hand(tiny):
     # relation: Alpha is usedFor sorting and evaluatedOn DataOne (in P1). co-mention: P1 and P2
     # both name sorting and DataOne; only P2 names both in one sentence, so that is the evidence.
     answer = ask(tiny, "datasets-for-task", {"task": "SORTING TASK"})
-    assert rows(answer, "dataset", "via", "papers", "through", "evidencePaper", "evidenceSentence") == [
+    assert rows(answer, "datasetLabel", "via", "papers", "through", "evidencePaper", "evidenceSentence") == [
         ("DataOne", "relation", 1, "Alpha", P1, "Alpha is evaluated on DataOne."),
         ("DataOne", "co-mention", 2, None, P2, "Beta is tested on DataOne for sorting."),
     ]
     # relation: Alpha usedFor sorting (P1, sentence 1). proposed: P1 (Alpha) and P2 (Beta) name
     # sorting; Beta's evidence is the sentence that names sorting too, not its first mention.
     answer = ask(tiny, "methods-for-task", {"task": "sorting"})
-    assert rows(answer, "method", "via", "papers", "evidencePaper", "evidenceSentence") == [
+    assert rows(answer, "methodLabel", "via", "papers", "evidencePaper", "evidenceSentence") == [
         ("Alpha", "relation", 1, P1, "We propose Alpha for sorting."),
         ("Alpha", "proposed", 1, P1, "We propose Alpha for sorting."),
         ("Beta", "proposed", 1, P2, "Beta is tested on DataOne for sorting."),
     ]
     # P2 proposes Beta; the evidence is the "coined" mention (sentence 2), not the first one.
     answer = ask(tiny, "paper-proposes", {"paper": "beta study"})
-    assert rows(answer, "title", "concept", "type", "evidenceSentence") == [("Beta Study", "Beta", "Method", "We introduce Beta.")]
+    assert rows(answer, "title", "conceptLabel", "type", "evidenceSentence") == [("Beta Study", "Beta", "Method", "We introduce Beta.")]
     # P1 and P2 share Beta, DataOne and sorting (not Alpha); each side's first sentence naming it.
     answer = ask(tiny, "shared-concepts", {"paper": "Alpha Sorting", "other": P2})
-    assert rows(answer, "concept", "type", "evidenceSentence", "evidenceOtherSentence") == [
+    assert rows(answer, "conceptLabel", "type", "evidenceSentence", "evidenceOtherSentence") == [
         ("DataOne", "Dataset", "Alpha is evaluated on DataOne.", "Beta is tested on DataOne for sorting."),
         ("Beta", "Method", "Alpha beats Beta on DataOne.", "Beta-like tools exist."),
         ("sorting", "Task", "We propose Alpha for sorting.", "Beta is tested on DataOne for sorting."),
     ]
     # Claims holding a mention of Beta: P1's sentence 3 and P2's sentence 2. None holds sorting.
     answer = ask(tiny, "claims-mentioning", {"concept": "beta"})
-    assert rows(answer, "paper", "claim", "mentionedAs") == [
+    assert rows(answer, "paperLabel", "sentence", "mentionedAs") == [
         ("Alpha Sorting", "Alpha beats Beta on DataOne.", "Beta"),
         ("Beta Study", "We introduce Beta.", "Beta"),
     ]
     assert ask(tiny, "claims-mentioning", {"concept": "sorting"}).rows == ()
     # DataOne is in P1 (Ann Lee, Bob Ray) and P2 (Bob Ray).
     answer = ask(tiny, "authors-on-concept", {"concept": "DataOne"})
-    assert rows(answer, "author", "papers", "evidencePaper") == [("Bob Ray", 2, P1), ("Ann Lee", 1, P1)]
+    assert rows(answer, "name", "papers", "evidencePaper") == [("Bob Ray", 2, P1), ("Ann Lee", 1, P1)]
     # Papers naming DataOne: P1 (Alpha, Beta, sorting) and P2 (Beta, sorting).
     answer = ask(tiny, "cooccurring-concepts", {"concept": "DataOne"})
-    assert rows(answer, "other", "papers") == [("Beta", 2), ("sorting", 2), ("Alpha", 1)]
+    assert rows(answer, "otherLabel", "papers") == [("Beta", 2), ("sorting", 2), ("Alpha", 1)]
     # Alpha's evidence with DataOne is the first sentence naming both (P1, sentence 2).
-    (alpha,) = [r for r in ask(tiny, "cooccurring-concepts", {"concept": "Alpha"}).records() if r["other"] == "DataOne"]
+    (alpha,) = [r for r in ask(tiny, "cooccurring-concepts", {"concept": "Alpha"}).records() if r["otherLabel"] == "DataOne"]
     assert (alpha["papers"], alpha["evidenceSentence"]) == (1, "Alpha is evaluated on DataOne.")
 
 
@@ -299,7 +299,7 @@ def test_methods_evaluated_on_waymo(corpus):
     # LoRA3D: "We evaluated our method on more than 160 scenes from the Replica, TUM and Waymo Open
     # datasets"; OmniRe: "Extensive evaluations on the Waymo dataset show that our approach ...".
     answer = ask(corpus, "methods-on-dataset", {"dataset": "Waymo"})
-    assert set(rows(answer, "method", "paper")) == {("LoRA3D", LORA3D), ("OmniRe", OMNIRE)}
+    assert set(rows(answer, "methodLabel", "paperLabel")) == {("LoRA3D", LORA3D), ("OmniRe", OMNIRE)}
     assert set(answer.column("datasetLabel")) == {"Waymo Open Dataset"}
 
 
@@ -307,22 +307,22 @@ def test_what_the_lora3d_paper_proposes(corpus):
     # "To address this, we propose LoRA3D, an efficient self-calibration pipeline ..." (its only coinage)
     answer = ask(corpus, "paper-proposes", {"paper": LORA3D.lower()})
     # The recogniser also marks the apposition that describes it ("self-calibration pipeline"); never LoRA, which it applies.
-    assert ("LoRA3D", "Method") in rows(answer, "concept", "type") and ("LoRA", "Method") not in rows(answer, "concept", "type")
+    assert ("LoRA3D", "Method") in rows(answer, "conceptLabel", "type") and ("LoRA", "Method") not in rows(answer, "conceptLabel", "type")
     assert answer.records()[0]["evidenceSentence"].startswith("To address this, we propose LoRA3D")
 
 
 def test_a_paper_is_found_by_its_iri_bare_or_in_brackets(corpus):
-    by_title = rows(ask(corpus, "paper-proposes", {"paper": LORA3D}), "concept", "evidencePaper")
+    by_title = rows(ask(corpus, "paper-proposes", {"paper": LORA3D}), "conceptLabel", "evidencePaper")
     iri = by_title[0][1]
-    assert rows(ask(corpus, "paper-proposes", {"paper": iri}), "concept", "evidencePaper") == by_title
-    assert rows(ask(corpus, "paper-proposes", {"paper": f"<{iri}>"}), "concept", "evidencePaper") == by_title
+    assert rows(ask(corpus, "paper-proposes", {"paper": iri}), "conceptLabel", "evidencePaper") == by_title
+    assert rows(ask(corpus, "paper-proposes", {"paper": f"<{iri}>"}), "conceptLabel", "evidencePaper") == by_title
     with pytest.raises(UnknownPaperError):
         ask(corpus, "paper-proposes", {"paper": iri + "0"})
 
 
 def test_concepts_shared_by_lora3d_and_omnire(corpus):
     # Both are evaluated on Waymo; LoRA (low-rank adaptation) is only in the LoRA3D abstract.
-    concepts = set(ask(corpus, "shared-concepts", {"paper": LORA3D, "other": OMNIRE}).column("concept"))
+    concepts = set(ask(corpus, "shared-concepts", {"paper": LORA3D, "other": OMNIRE}).column("conceptLabel"))
     assert "Waymo Open Dataset" in concepts and "LoRA" not in concepts
 
 
@@ -330,7 +330,7 @@ def test_claims_mentioning_waymo(corpus):
     # Both Waymo sentences state results ("achieving up to 88% performance improvement", "show that
     # our approach outperforms ..."), and each names Waymo inside the claim.
     answer = ask(corpus, "claims-mentioning", {"concept": "Waymo Open Dataset"})
-    claims = dict(rows(answer, "paper", "claim"))
+    claims = dict(rows(answer, "paperLabel", "sentence"))
     assert set(claims) == {LORA3D, OMNIRE}
     assert "Waymo Open datasets" in claims[LORA3D] and "Waymo dataset" in claims[OMNIRE]
 
@@ -338,7 +338,7 @@ def test_claims_mentioning_waymo(corpus):
 def test_authors_on_waymo(corpus):
     # LoRA3D has 7 authors and OmniRe 12; Boris Ivanovic, Marco Pavone and Yue Wang are on both.
     answer = ask(corpus, "authors-on-concept", {"concept": "waymo"})
-    counts = dict(rows(answer, "author", "papers"))
+    counts = dict(rows(answer, "name", "papers"))
     assert {a for a, n in counts.items() if n == 2} == {"Boris Ivanovic", "Marco Pavone", "Yue Wang"}
     assert len(counts) == 7 + 12 - 3
 

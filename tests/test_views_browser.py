@@ -187,3 +187,45 @@ def test_whole_corpus_graph_page(browser, extracted_store, run, tmp_path):
     assert (counts["edges"], counts["drawnEdges"]) == (graph.number_of_edges(), graph.number_of_edges())
     assert "Links are not labelled at this size" in opened.page.locator("#legend").inner_text()
     assert opened.attempted == [] and opened.errors == [] and opened.dialogs == []
+
+
+def test_drawn_answer_page(browser, extracted_store, run, tmp_path):
+    """`kg ask methods-on-dataset --dataset Waymo --viz`: the browser draws exactly the rows' nodes and
+    links, a link's hover and panel give its row's sentence, and an empty answer's page says so."""
+    import json
+
+    code, out, err = run("ask", "methods-on-dataset", "--dataset", "Waymo", "--evidence", "--format", "json", "--store", extracted_store)
+    assert code == 0, err
+    records = json.loads(out)
+    page_file = tmp_path / "waymo.html"
+    code, _, err = run("ask", "methods-on-dataset", "--dataset", "Waymo", "--viz", "--out", page_file, "--store", extracted_store)
+    assert code == 0, err
+    nodes = {r[c] for r in records for c in ("dataset", "method", "paper")}
+    links = {(r["method"], r["dataset"]) for r in records} | {(r["paper"], r["method"]) for r in records}
+
+    opened = open_page(browser, page_file)
+    page = opened.page
+    counts = page.evaluate(COUNTS)
+    assert counts["nodes"] == counts["drawnNodes"] == counts["shown"] == len(nodes)
+    assert counts["edges"] == counts["drawnEdges"] == len(links)
+    assert set(page.evaluate("() => kgView.nodes.getIds()")) == nodes
+    assert {tuple(pair) for pair in page.evaluate("() => kgView.edges.get().map(e => [e.from, e.to])")} == links
+    assert "Which methods were evaluated on this dataset" in page.title() and "Waymo" in page.title()
+
+    # Click the middle of LoRA3D's evaluatedOn link: the panel quotes the row's sentence.
+    lora3d = next(r for r in records if r["methodLabel"] == "LoRA3D")
+    (x1, y1), (x2, y2) = (page.evaluate(SCREEN_POSITION, lora3d[c]) for c in ("method", "dataset"))
+    page.mouse.click((x1 + x2) / 2, (y1 + y2) / 2)
+    info = page.locator("#info")
+    assert "kg:evaluatedOn" in info.locator("h3").first.inner_text()
+    assert lora3d["evidenceSentence"] in info.inner_text()
+    assert opened.attempted == [] and opened.errors == [] and opened.dialogs == []
+    page.close()
+
+    empty = tmp_path / "empty.html"
+    code, _, err = run("query", "SELECT ?p WHERE { ?p a kg:Paper } LIMIT 0", "--viz", "--out", empty, "--store", extracted_store)
+    assert code == 1
+    opened = open_page(browser, empty)
+    assert opened.page.evaluate(COUNTS)["nodes"] == 0
+    assert "The answer has no rows" in opened.page.locator("#notice").inner_text()
+    assert opened.attempted == [] and opened.errors == []

@@ -20,6 +20,8 @@ rows apart (an IRI picks one).
 Queries whose rows state a relation carry the evidence behind each row in
 columns named ``evidence...`` (``evidencePaper``, the paper's IRI, and
 ``evidenceSentence``); :func:`ask` drops them when ``evidence=False``.
+An :class:`Answer` keeps every column as RDF terms too, so that
+:meth:`Answer.draw` can draw it as the query's ``# draw:`` header says.
 """
 
 from __future__ import annotations
@@ -29,13 +31,14 @@ import itertools
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Store
 
 from kg.errors import KgError, QueryError
 from kg.query.concepts import UnknownConceptError, close_matches
-from kg.query.library import NamedQuery, find_query
+from kg.query.library import DrawPattern, NamedQuery, find_query
 from kg.query.run import QueryTimeout, parse_param, run_query, text_literal
 from kg.text import normalise_whitespace
 from kg.vocab import PREFIXES
@@ -43,6 +46,7 @@ from kg.vocab import PREFIXES
 __all__ = [
     "EVIDENCE_PREFIX",
     "Answer",
+    "Terms",
     "ParameterError",
     "UnknownAuthorError",
     "UnknownPaperError",
@@ -84,6 +88,14 @@ _ERRORS: dict[str, type[KgError]] = {"concept": UnknownConceptError, "paper": Un
 
 
 @dataclass(frozen=True)
+class Terms:
+    """Every column of an answer (the evidence too) and its rows as RDF terms (None: unbound)."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple, ...]
+
+
+@dataclass(frozen=True)
 class Answer:
     """A named query's answer: column names and rows of plain values
     (``str`` for IRIs and text, ``int`` for integers, ``bool`` for booleans,
@@ -92,6 +104,17 @@ class Answer:
     query: str
     columns: tuple[str, ...]
     rows: tuple[tuple[str | int | None, ...], ...]
+    question: str = ""
+    params: tuple[tuple[str, str], ...] = ()  # as asked: (parameter, value)
+    drawing: tuple[DrawPattern, ...] = ()  # the query's ``# draw:`` header
+    terms: Terms | None = field(default=None, compare=False, repr=False)
+    store: Store | None = field(default=None, compare=False, repr=False)
+
+    def draw(self, out: str | Path | None = None) -> Path:
+        """Draw the answer as an interactive page (:func:`kg.views.answer.draw_answer`); the page's path."""
+        from kg.views.answer import draw_answer
+
+        return draw_answer(self, Path(out) if out is not None else None)
 
     def records(self) -> list[dict[str, str | int | None]]:
         """The rows as dictionaries keyed by column name."""
@@ -264,7 +287,9 @@ def ask(
         for param, value in params.items()
     ]
     columns: tuple[str, ...] = ()
+    everything: tuple[str, ...] = ()
     rows: list[tuple[str | int | None, ...]] = []
+    terms: list[tuple] = []
     for bindings in itertools.product(*choices):
         if limit is not None and len(rows) >= limit:
             break
@@ -275,10 +300,20 @@ def ask(
         if result.kind != "select":
             raise QueryError(f"query {named.name!r} is not a SELECT query; run it with `kg query -f {named.name}`")
         keep = [i for i, column in enumerate(result.variables) if evidence or not column.startswith(EVIDENCE_PREFIX)]
-        columns = tuple(result.variables[i] for i in keep)
+        columns, everything = tuple(result.variables[i] for i in keep), tuple(result.variables)
         for solution in result.solutions:
             if limit is not None and len(rows) >= limit:
                 break
-            values = [solution[column] for column in result.variables]
+            values = tuple(solution[column] for column in result.variables)
             rows.append(tuple(_plain(values[i]) for i in keep))
-    return Answer(named.name, columns, tuple(rows))
+            terms.append(values)
+    return Answer(
+        named.name,
+        columns,
+        tuple(rows),
+        named.question,
+        tuple(params.items()),
+        named.draw,
+        Terms(everything, tuple(terms)),
+        store,
+    )

@@ -17,11 +17,54 @@ from pathlib import Path
 
 from kg.errors import QueryError
 
-__all__ = ["LIBRARY", "PARAM_KINDS", "NamedQuery", "list_queries", "find_query", "load_query_file"]
+__all__ = ["LIBRARY", "PARAM_KINDS", "DrawPattern", "NamedQuery", "list_queries", "find_query", "load_query_file", "parse_draw"]
 
 LIBRARY = Path(__file__).with_name("library")
 PARAM_KINDS = ("concept", "paper", "author")
 _PARAM = re.compile(r"^#\s*param\s+\??(\w+)\s*(?:\(\s*(\w+)\s*\))?\s*:\s*(.*)$")
+_DRAW = re.compile(r"^#\s*draw\s*:\s*(.*)$")
+_TERM = re.compile(r'\s*(\?\w+|<[^<>"{}|^`\\\s]+>|[A-Za-z][\w-]*:[\w.-]+|"[^"\\]+")')
+
+
+@dataclass(frozen=True)
+class DrawPattern:
+    """One ``?subject predicate ?object`` of a drawing: each row links the node of
+    its ``subject`` column to that of its ``object`` column. ``predicate`` is the
+    link's label: a prefixed name or ``<IRI>``, a quoted ``"label"``, or a
+    ``?column`` whose value in the row names the link."""
+
+    subject: str  # column names, without "?"
+    predicate: str
+    object: str
+
+    @property
+    def predicate_column(self) -> str | None:
+        return self.predicate[1:] if self.predicate.startswith("?") else None
+
+    def columns(self) -> list[str]:
+        return [self.subject, *([self.predicate_column] if self.predicate_column else []), self.object]
+
+
+def parse_draw(text: str, where: str = "--draw") -> tuple[DrawPattern, ...]:
+    """``?method kg:evaluatedOn ?dataset ; ?paper kg:mentions ?method`` as patterns."""
+    patterns = []
+    for part in text.split(";"):
+        if not part.strip():
+            continue
+        terms, position = [], 0
+        while position < len(part.rstrip()) and (match := _TERM.match(part, position)):
+            terms.append(match[1])
+            position = match.end()
+        if position < len(part.rstrip()) or len(terms) != 3 or not (terms[0].startswith("?") and terms[2].startswith("?")):
+            raise QueryError(
+                f"{where}: {part.strip()!r} is not a drawing pattern; write ?subject PREDICATE ?object "
+                '(PREDICATE: a prefixed name, <IRI>, "label" or ?column), patterns separated by ;'
+            )
+        subject, predicate, obj = terms
+        patterns.append(DrawPattern(subject[1:], predicate.strip('"') if predicate.startswith('"') else predicate, obj[1:]))
+    if not patterns:
+        raise QueryError(f"{where}: no drawing pattern given (?subject PREDICATE ?object)")
+    return tuple(patterns)
 
 
 @dataclass(frozen=True)
@@ -33,6 +76,7 @@ class NamedQuery:
     path: Path
     kinds: dict[str, str] = field(default_factory=dict)  # param name -> one of PARAM_KINDS, where declared
     notes: str = ""  # the header's other comment lines
+    draw: tuple[DrawPattern, ...] = ()  # how its answer is drawn (``# draw:``)
 
 
 def load_query_file(path: Path) -> NamedQuery:
@@ -52,8 +96,14 @@ def load_query_file(path: Path) -> NamedQuery:
     for name, kind in kinds.items():
         if kind not in PARAM_KINDS:
             raise QueryError(f"{path}: parameter {name!r} has kind {kind!r}; known kinds are {', '.join(PARAM_KINDS)}")
-    notes = "\n".join(line[2:].rstrip() if line.startswith("# ") else line[1:].strip() for line in header[1:] if not _PARAM.match(line))
-    return NamedQuery(name=path.stem, question=question, params=params, sparql=text, path=path, kinds=kinds, notes=notes)
+    draws = [m[1] for line in header if (m := _DRAW.match(line))]
+    draw = parse_draw(" ; ".join(draws), f"{path}: # draw") if draws else ()
+    notes = "\n".join(
+        line[2:].rstrip() if line.startswith("# ") else line[1:].strip()
+        for line in header[1:]
+        if not _PARAM.match(line) and not _DRAW.match(line)
+    )
+    return NamedQuery(name=path.stem, question=question, params=params, sparql=text, path=path, kinds=kinds, notes=notes, draw=draw)
 
 
 def list_queries() -> list[NamedQuery]:

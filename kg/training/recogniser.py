@@ -32,6 +32,12 @@ not run again, so an interrupted run resumes):
 4. **Training** with ``configs/concepts.cfg`` (seeded; the ``ner``'s tok2vec
    starting from the pretrained weights when there are any), keeping the
    checkpoint best on dev; its ``ner`` and the vectors are the weights.
+   ``--set KEY=VALUE`` (repeatable) overrides a setting of the config (the
+   value read as JSON when it is JSON, else as a string), e.g.
+   ``--set components.ner.model.tok2vec.encode.width=128``; such a run has
+   its own folder in ``--work`` (named by the overrides) and, like
+   ``--without`` and ``--silver``, keeps its weights there unless ``--output``
+   says otherwise.
 
 The experiments behind these choices are in ``docs/experiments/concepts.md``.
 """
@@ -402,6 +408,29 @@ def weights_notice(counts: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def parse_setting(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` as a config override: the value as JSON when it parses, else the string."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key.strip(), json.loads(value)
+    except ValueError:
+        return key.strip(), value
+
+
+def settings_name(settings: dict) -> str:
+    """A folder name for a run's overrides (sorted, file-name safe; hashed past 120 characters)."""
+    import hashlib
+    import re
+
+    name = "-".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in sorted(settings.items()))
+    name = re.sub(r"[^A-Za-z0-9._=+-]", "_", name)
+    if len(name) > 120:
+        name = name[:110] + "-" + hashlib.sha1(json.dumps(settings, sort_keys=True).encode("utf-8")).hexdigest()[:8]
+    return name
+
+
 def _dev_f1(best: Path) -> float:
     return round(100 * json.loads((best / "meta.json").read_text())["performance"]["ents_f"], 1)
 
@@ -449,17 +478,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--silver", type=int, default=0, metavar="N", help="self-training: add N unannotated abstracts labelled by the shipped pipeline"
     )
+    parser.add_argument(
+        "--set",
+        action="append",
+        type=parse_setting,
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config setting (JSON value, else string; repeatable): an experiment, in its own folder",
+    )
     parser.add_argument("--output", type=Path, help="write the weights here (default: kg/extract/weights/concepts)")
     args = parser.parse_args(argv)
+    settings = dict(args.set)
+    if settings and args.pretrain:
+        parser.error("--set with --pretrain: the pretraining config does not take the overrides")
     args.work.mkdir(parents=True, exist_ok=True)
     vectors = make_vectors(args.work, args.shared)
     variant = "scier" if args.scier_only else "-".join(["mix", f"x{args.copies}", *(f"no-{w}" for w in sorted(args.without))])
     variant += f"-silver{args.silver}" if args.silver else ""
+    variant += f"-set-{settings_name(settings)}" if settings else ""
     data_dir = args.work / variant
     data_dir.mkdir(exist_ok=True)
     silver = make_silver(args.work, args.shared, args.silver, seed=args.seed) if args.silver and not args.scier_only else None
     train_path, dev_path, counts = make_data(data_dir, args.shared, args.scier_only, args.copies, tuple(args.without), silver)
-    overrides = {"training.max_steps": args.max_steps} if args.max_steps else {}
+    overrides = {**({"training.max_steps": args.max_steps} if args.max_steps else {}), **settings}
     tok2vec = None
     if args.pretrain:
         corpus = make_pretrain_corpus(args.work, args.shared, args.pretrain)
@@ -468,7 +509,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.scier_only:
         scores = score_on_scier(best, args.shared / "benchmarks")
         # Only the shipped architecture's run is the README's benchmark; an experiment's stays in its folder.
-        results = data_dir / f"{best.parent.name}.json" if tok2vec else SCIER_RESULTS
+        results = data_dir / f"{best.parent.name}.json" if tok2vec or settings else SCIER_RESULTS
         results.write_text(json.dumps({"checkpoint": best.name, "dev_f1": _dev_f1(best), **scores}, indent=1) + "\n")
         print(json.dumps(scores))
     else:
@@ -476,7 +517,7 @@ def main(argv: list[str] | None = None) -> int:
 
         scores = json.loads((best / "meta.json").read_text()).get("performance", {})
         # An ablation or experiment run's weights stay in its work folder unless --output says otherwise.
-        default = data_dir / "weights" if args.without or args.silver else CONCEPT_WEIGHTS
+        default = data_dir / "weights" if args.without or args.silver or settings else CONCEPT_WEIGHTS
         package(best, args.output or default, counts, scores)
     print(best)
     return 0

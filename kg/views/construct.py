@@ -17,11 +17,11 @@ from kg.views.model import View, ViewEdge, ViewNode
 from kg.views.selection import DEFAULT_LIMIT, centrality, graph_node
 from kg.vocab import PREFIXES
 
-__all__ = ["compact", "construct_view"]
+__all__ = ["CLASS_TYPES", "LABELS", "MAX_FACTS", "compact", "construct_view"]
 
 _RDF_TYPE = PREFIXES["rdf"] + "type"
 #: rdf:type classes that give a node of a query result its drawn type.
-_CLASS_TYPES = {
+CLASS_TYPES = {
     PREFIXES["kg"] + "Paper": "Paper",
     PREFIXES["foaf"] + "Person": "Author",
     PREFIXES["kg"] + "Method": "Method",
@@ -31,7 +31,7 @@ _CLASS_TYPES = {
     PREFIXES["kg"] + "Claim": "Claim",
 }
 #: Literal predicates that name a node, best first.
-_LABELS = [
+LABELS = [
     PREFIXES[p] + local
     for p, local in [("skos", "prefLabel"), ("foaf", "name"), ("rdfs", "label"), ("dcterms", "title"), ("kg", "sentence")]
 ]
@@ -111,8 +111,8 @@ def construct_view(
                 ViewNode(known.id, known.label, known.type, known.papers, known.score, known.evidence, known.more_evidence, facts)
             )
             continue
-        types = sorted(_CLASS_TYPES[t] for t in info["types"] if t in _CLASS_TYPES)
-        label = next((info["labels"][p] for p in _LABELS if p in info["labels"]), compact(node))
+        types = sorted(CLASS_TYPES[t] for t in info["types"] if t in CLASS_TYPES)
+        label = next((info["labels"][p] for p in LABELS if p in info["labels"]), compact(node))
         view_nodes.append(ViewNode(node, label, types[0] if types else "Other", facts=facts))
     edges = []
     for (u, v), triples in sorted(links.items()):

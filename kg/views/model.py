@@ -89,6 +89,7 @@ class View:
     groups: tuple[Group, ...] = ()  # a map's communities, largest first
     period: str = ""  # a map's trend periods: "year", "quarter" or "month"
     periods: tuple[str, ...] = ()
+    sized_by: str = "centrality (PageRank) in the whole graph"  # a graph's legend: what a node's size says
 
     @property
     def paper_ids(self) -> tuple[str, ...]:

@@ -168,6 +168,7 @@ def _network(view: View):
                 "arrows": "to" if edge.directed else "",
                 "kgEvidence": _evidence(edge.evidence),
                 "kgMore": edge.more_evidence,
+                "kgFacts": list(edge.facts),
             }
         )
     return net
@@ -369,6 +370,7 @@ def render_page(view: View, papers: Mapping[str, PaperDetails] | None = None) ->
         node_count=len(nodes),
         edge_count=len(edges),
         big=len(nodes) >= BIG,
+        sized_by=view.sized_by,
         types=types,
         kind=view.kind,
         groups=data["map"]["groups"] if data["map"] else [],

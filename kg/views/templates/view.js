@@ -55,7 +55,7 @@
   });
   if (!window.kgMap) {  // a map writes its tooltips when they are first hovered
     data.nodes.forEach(function (n) { n.title = [n.kgLabel, describe(n)].concat(evidenceLines(n), n.kgFacts).join("\n"); });
-    data.edges.forEach(function (e) { e.title = [labelOf(e.from) + relation(e) + labelOf(e.to)].concat(evidenceLines(e)).join("\n"); });
+    data.edges.forEach(function (e) { e.title = [labelOf(e.from) + relation(e) + labelOf(e.to)].concat(evidenceLines(e), e.kgFacts || []).join("\n"); });
   }
 
   // vis copies every field of every item it is given: it gets what it draws, and the page keeps
@@ -139,8 +139,13 @@
     clear(info);
     add(info, "h3", labelOf(e.from) + relation(e) + labelOf(e.to));
     addEvidence(e);
+    if (e.kgFacts && e.kgFacts.length) {
+      var facts = add(info, "ul");
+      e.kgFacts.forEach(function (fact) { add(facts, "li", fact); });
+    }
   }
   view.showNode = showNode;
+  view.showEdge = showEdge;
   network.on("click", function (params) {
     if (params.nodes.length) { view.showNode(params.nodes[0]); }
     else if (params.edges.length) { showEdge(params.edges[0]); }
