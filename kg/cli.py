@@ -634,6 +634,9 @@ def query(
             raise click.UsageError(f"{name} goes with --viz")
     if viz and endpoint:
         raise click.UsageError("--viz draws from the store, not from an --endpoint")
+    from kg.query.library import parse_draw
+
+    patterns = parse_draw(draw_spec) if draw_spec is not None else None  # checked before the query runs
     bindings = dict(_split_param(p) for p in params)
     named = None
     if query_file is not None:
@@ -651,7 +654,7 @@ def query(
         opened = open_store(_store_path(store))
         result = run_query(opened, sparql, bindings, timeout=timeout)
         if viz:
-            _draw_query(opened, result, named, draw_spec, out or _default_output(_query_out(named), store))
+            _draw_query(opened, result, named, patterns, out or _default_output(_query_out(named), store))
             return
     click.echo(format_result(result, fmt, *_table_width(max_width)), nl=False)
 
@@ -662,15 +665,14 @@ def _query_out(named) -> Path:
     return DEFAULT_PAGE.with_name(f"kg-query-{_slug(named.name) if named else 'select'}.html")
 
 
-def _draw_query(store, result, named, draw_spec: str | None, out: Path) -> None:
-    """`kg query --viz`: a SELECT's rows drawn by --draw, the query's # draw: header, or as stars."""
+def _draw_query(store, result, named, patterns, out: Path) -> None:
+    """`kg query --viz`: a SELECT's rows drawn by --draw's patterns, the query's # draw: header, or as stars."""
     from kg.errors import QueryError
-    from kg.query.library import parse_draw
     from kg.views.answer import answer_title, answer_view
 
     if result.kind != "select":
         raise QueryError(f"--viz draws a SELECT's rows; this is a {result.kind.upper()} query (`kg viz --query FILE.rq` draws a CONSTRUCT)")
-    patterns = parse_draw(draw_spec) if draw_spec is not None else (named.draw if named and named.draw else None)
+    patterns = patterns if patterns is not None else (named.draw if named and named.draw else None)
     rows = [tuple(solution[v] for v in result.variables) for solution in result.solutions]
     title = answer_title(named.question, named.name, ()) if named else "kg: a SELECT query's answer"
     _write_answer_page(store, answer_view(store, result.variables, rows, patterns, title), out)
